@@ -1,0 +1,45 @@
+"""titer: PyTorch's TensorIterator for NumPy arrays.
+
+``titer.elementwise("add", out, a, b)`` computes ``numpy.add(a, b, out=out)``
+with titer's own typed loops: layout-aware iteration (broadcasting, dim
+reordering and coalescing, channels-last output), dtype conversion inside the
+loops, OpenMP threads above the grain size.
+"""
+from contextlib import contextmanager
+
+from ._core import (  # noqa: F401
+    DTYPES,
+    DimCounterView,
+    IterConfig,
+    TensorIterator,
+    elementwise,
+    get_grain_size,
+    get_num_threads,
+    has_openmp,
+    is_contiguous,
+    is_non_overlapping_and_dense,
+    ops,
+    set_grain_size,
+    set_num_threads,
+    suggest_memory_format,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "IterConfig", "TensorIterator", "elementwise", "ops",
+    "set_num_threads", "get_num_threads", "num_threads",
+    "set_grain_size", "get_grain_size", "has_openmp",
+    "is_contiguous", "is_non_overlapping_and_dense", "suggest_memory_format",
+]
+
+
+@contextmanager
+def num_threads(n):
+    """``with titer.num_threads(n):`` runs the block with n threads."""
+    previous = get_num_threads()
+    set_num_threads(n)
+    try:
+        yield
+    finally:
+        set_num_threads(previous)

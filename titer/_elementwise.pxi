@@ -1,0 +1,271 @@
+# titer.elementwise: NumPy's ufunc semantics on titer's iterator and loops.
+# NumPy's dtype machinery (ufunc.resolve_dtypes, can_cast) picks the loop,
+# once per signature (cached); every result element comes from titer's loops.
+
+cdef extern from "titer_generated.h" nogil:
+    void titer_fill_true(char **data, const int64_t *strides, int64_t n)
+    void titer_fill_false(char **data, const int64_t *strides, int64_t n)
+
+cdef enum:
+    KEY_PY_INT = 14            # key codes past the 14 dtype codes
+    KEY_PY_FLOAT = 15
+    KEY_PY_COMPLEX = 16
+    KEY_NO_OUT = 17
+
+_COMPARISON_CONSTANTS = {
+    # op: (result when the array side is below the scalar, when above)
+    "equal": (False, False), "not_equal": (True, True),
+    "less": (True, False), "less_equal": (True, False),
+    "greater": (False, True), "greater_equal": (False, True),
+}
+
+
+cdef class OpEntry:
+    """One op of the op table, with its loops keyed by signature."""
+    cdef readonly str name
+    cdef readonly int nin, nout, index
+    cdef readonly object ufunc
+    cdef readonly tuple types
+    cdef dict loops                # 'ff->f' -> loop address
+
+    def __repr__(self):
+        return "<titer op %s: %s>" % (self.name, " ".join(self.types))
+
+
+cdef class Resolved:
+    """The cached outcome of type resolution for one call signature."""
+    cdef titer_loop1d loop
+    cdef list loop_dtypes           # outputs first, then inputs
+    cdef list out_dtypes
+    cdef int codes[MAX_OPERANDS]
+    cdef str signature
+
+
+cdef dict _OPS_BY_NAME = {}
+cdef dict _RESOLVED = {}
+
+
+def _init_ops():
+    cdef int i
+    loops = {}
+    for i in range(titer_loop_table_len):
+        loops.setdefault(titer_loop_table[i].op.decode(), {})[
+            titer_loop_table[i].sig.decode()] = <uintptr_t>titer_loop_table[i].fn
+    for index, spec in enumerate(_ops.OPS):
+        entry = OpEntry()
+        entry.name = spec.name
+        entry.nin = spec.nin
+        entry.nout = spec.nout
+        entry.index = index
+        entry.ufunc = getattr(np, spec.name)
+        entry.types = tuple(spec.types)
+        entry.loops = loops[spec.name]
+        _OPS_BY_NAME[spec.name] = entry
+        for alias in spec.aliases:
+            _OPS_BY_NAME[alias] = entry
+
+
+_init_ops()
+
+
+def ops():
+    """{name: (signature, ...)} for every supported op (aliases included)."""
+    return {name: entry.types for name, entry in sorted(_OPS_BY_NAME.items())}
+
+
+cdef Resolved resolve(OpEntry op, tuple in_types, list outs, dtype, casting):
+    """NumPy's loop choice for these operand types (NEP 50: Python scalars
+    are weak), checked against titer's loops and the casting rule."""
+    cdef Resolved res = Resolved()
+    cdef int i
+    kwargs = {"casting": casting}
+    if dtype is not None:
+        kwargs["signature"] = (None,) * op.nin + (np.dtype(dtype),) * op.nout
+    resolved = op.ufunc.resolve_dtypes(in_types + (None,) * op.nout, **kwargs)
+    for i in range(op.nin + op.nout):
+        res.codes[i] = dtype_code(<cnp.dtype>resolved[i])
+    chars = _ops.TYPECHARS
+    res.signature = ("".join(chars[res.codes[i]] for i in range(op.nin)) + "->"
+                     + "".join(chars[res.codes[op.nin + i]] for i in range(op.nout)))
+    address = op.loops.get(res.signature)
+    if address is None:
+        raise TypeError("titer has no %s loop for %s (NumPy resolved %s)"
+                        % (op.name, res.signature, resolved))
+    res.loop = <titer_loop1d><uintptr_t>address
+    res.out_dtypes = [np.dtype(chars[res.codes[op.nin + i]]) for i in range(op.nout)]
+    res.loop_dtypes = res.out_dtypes + [np.dtype(chars[res.codes[i]]) for i in range(op.nin)]
+    for i in range(op.nout):
+        if outs[i] is not None and not np.can_cast(res.out_dtypes[i], outs[i].dtype, casting):
+            raise TypeError("Cannot cast ufunc '%s' output from %r to %r with casting rule %r"
+                            % (op.name, res.out_dtypes[i], outs[i].dtype, casting))
+    return res
+
+
+cdef list normalize_out(object out, int nout):
+    if out is None:
+        return [None] * nout
+    if isinstance(out, tuple):
+        if len(out) != nout:
+            raise ValueError("The 'out' tuple must have exactly %d entries: one per ufunc "
+                             "output" % nout)
+        outs = list(out)
+    else:
+        if nout != 1:
+            raise TypeError("out must be a tuple of %d arrays for this op" % nout)
+        outs = [out]
+    for o in outs:
+        if o is not None and not isinstance(o, np.ndarray):
+            raise TypeError("return arrays must be of ArrayType, got %s" % type(o).__name__)
+    return outs
+
+
+cdef int store_python_scalar(BuildState st, int i, object value, int code,
+                             str op_name) except -1:
+    """Convert a Python scalar to the loop's dtype in titer's cast loops,
+    with NumPy's OverflowError for an int the dtype cannot hold.
+    Returns 1 when it is an int out of range and the op is a comparison."""
+    cdef int src_code
+    cdef char *buf = <char *>st.scalar_buf[i]
+    cdef double *d = st.scalar_buf[i]
+    cdef int64_t *s64 = <int64_t *>buf
+    cdef unsigned long long *u64 = <unsigned long long *>buf
+    st.is_scalar[i] = True
+    st.scalar_code[i] = code
+    t = type(value)
+    if t is bool:
+        buf[0] = 1 if value else 0
+        src_code = 0
+    elif t is int and DTYPES[code].kind in "iub":
+        info = np.iinfo(DTYPES[code]) if DTYPES[code].kind != "b" else None
+        if info is not None and not info.min <= value <= info.max:
+            if op_name in _COMPARISON_CONSTANTS:
+                return 1
+            raise OverflowError("Python integer %d out of bounds for %s" % (value, DTYPES[code]))
+        if value < 0:
+            s64[0] = value
+            src_code = 7
+        else:
+            u64[0] = value
+            src_code = 8
+    elif t is complex:
+        d[0] = value.real
+        d[1] = value.imag
+        src_code = 13
+    else:
+        d[0] = float(value)
+        src_code = 11
+    if src_code != code:
+        CAST_TABLE[src_code][code](buf, 0, buf, 0, 1)
+    return 0
+
+
+def elementwise(name, out, *inputs, dtype=None, casting="same_kind"):
+    """``numpy.<name>(*inputs, out=out, dtype=dtype, casting=casting)``,
+    computed by titer.  ``out`` is None (allocated with the seed's output
+    layout rule), an array, or a tuple of arrays; the result is returned."""
+    cdef OpEntry op
+    cdef BuildState st = BuildState.__new__(BuildState)
+    cdef Resolved res
+    cdef Plan plan
+    cdef BuildFlags flags
+    cdef int i, code, nops, flag_bits
+    cdef int64_t key
+    cdef bint by_tuple
+    cdef int constant_result = -1
+    try:
+        op = _OPS_BY_NAME[name]
+    except (KeyError, TypeError):
+        raise ValueError("titer has no operation %r; titer.ops() lists the supported ones"
+                         % (name,)) from None
+    if len(inputs) != op.nin:
+        raise TypeError("%s() takes %d input(s), got %d" % (name, op.nin, len(inputs)))
+    outs = normalize_out(out, op.nout)
+    nops = op.nout + op.nin
+    st.arrays = outs + list(inputs)
+    # The cache key: dtype codes of every operand (or what kind of Python
+    # scalar), packed in an int when nothing unusual is asked for.
+    by_tuple = dtype is not None or casting != "same_kind"
+    key = op.index
+    for i in range(nops):
+        x = st.arrays[i]
+        st.is_scalar[i] = False
+        t = type(x)
+        if x is None:
+            code = KEY_NO_OUT
+        elif t is float:
+            code = KEY_PY_FLOAT
+        elif t is int:
+            code = KEY_PY_INT
+        elif t is complex:
+            code = KEY_PY_COMPLEX
+        elif t is bool:
+            code = 0
+        else:
+            if not cnp.PyArray_Check(x):
+                x = np.asarray(x)
+                st.arrays[i] = x
+            code = dtype_code((<cnp.ndarray>x).descr)
+            by_tuple = by_tuple or not cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>x)
+        key = key * 32 + code
+    cache_key = key if not by_tuple else (
+        name, dtype, casting,
+        tuple([_type_key(st.arrays[i]) for i in range(nops)]))
+    res = _RESOLVED.get(cache_key)
+    if res is None:
+        in_types = tuple([_resolution_type(st.arrays[i]) for i in range(op.nout, nops)])
+        res = resolve(op, in_types, outs, dtype, casting)
+        _RESOLVED[cache_key] = res
+    for i in range(op.nout, nops):
+        x = st.arrays[i]
+        if type(x) in (float, int, complex, bool):
+            if store_python_scalar(st, i, x, res.codes[i - op.nout], op.name):
+                constant_result = _comparison_constant(op.name, x, i - op.nout)
+    st.loop_dtypes = res.loop_dtypes
+    st.out_dtypes = res.out_dtypes
+    st.static_shape = None
+    flags.check_mem_overlap = True
+    flags.resize_outputs = False
+    flags.check_all_same_dtype = False
+    flags.promote_inputs_to_common_dtype = False
+    flags.cast_common_dtype_to_outputs = False
+    flags.enforce_safe_casting_to_output = False
+    flags.is_reduction = False
+    flags.enforce_linear_iteration = False
+    flags.copy_overlapping_inputs = True
+    flags.has_static_shape = False
+    build_plan(&plan, st, &flags, op.nout)
+    if constant_result < 0:
+        plan.loop = res.loop
+    else:
+        plan.loop = titer_fill_true if constant_result else titer_fill_false
+    flag_bits = run_plan(&plan)
+    if flag_bits:
+        _report_fpe(fpe_bits(flag_bits), op.name)
+    if op.nout == 1:
+        return st.arrays[0]
+    return tuple(st.arrays[:op.nout])
+
+
+cdef int _comparison_constant(str name, object value, int position):
+    """Comparing an array with a Python int it cannot hold has one answer
+    for every element (NumPy 2's rule); position 0 means the int is on the left."""
+    below, above = _COMPARISON_CONSTANTS[name]
+    array_below = value > 0             # the int is above the dtype's range
+    if position == 0:                   # int OP array: mirror the question
+        array_below = not array_below
+    return 1 if (below if array_below else above) else 0
+
+
+def _type_key(x):
+    if isinstance(x, np.ndarray):
+        return x.dtype
+    return type(x)
+
+
+def _resolution_type(x):
+    t = type(x)
+    if t is int or t is float or t is complex:
+        return t                        # weak (NEP 50)
+    if t is bool:
+        return np.dtype(np.bool_)
+    return x.dtype

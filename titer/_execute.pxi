@@ -1,0 +1,266 @@
+# Execution: for_each -> (OpenMP chunks) -> serial_for_each -> DimCounter ->
+# loop2d -> the op's 1-d loop.  Everything here is nogil and reads only the
+# C Plan; floating-point flags are gathered per chunk and returned.
+
+cdef extern from "<fenv.h>" nogil:
+    int feclearexcept(int)
+    int fetestexcept(int)
+    int FE_DIVBYZERO, FE_OVERFLOW, FE_UNDERFLOW, FE_INVALID
+
+cdef extern from "titer_generated.h" nogil:
+    void titer_copy_bytes(const char *src, int64_t src_stride, char *dst,
+                          int64_t dst_stride, int64_t n, int itemsize, int swap_unit)
+
+cdef extern from "<stdlib.h>" nogil:
+    void *aligned_alloc(size_t alignment, size_t size)
+
+DEF_GRAIN_SIZE = 32768          # ATen's GRAIN_SIZE, in elements
+cdef int64_t _grain_size = DEF_GRAIN_SIZE
+cdef int FPE_MASK = FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID
+cdef enum:
+    STAGE_BYTES = BUFFER_BLOCK * 16     # one block of the widest dtype
+
+
+# -- DimCounter (seed 003) -------------------------------------------------------
+
+cdef inline void counter_init(DimCounter *c, int ndim, const int64_t *shape,
+                              int64_t begin, int64_t end) noexcept nogil:
+    """values = the multi-index of linear offset `begin`, fastest dim first."""
+    cdef int64_t linear = begin
+    cdef int d
+    c.ndim = ndim
+    c.shape = shape
+    c.begin = begin
+    c.end = end
+    c.offset = begin
+    for d in range(ndim):
+        c.values[d] = 0
+        if shape[d] > 0:
+            c.values[d] = linear % shape[d]
+            linear = linear // shape[d]
+
+
+cdef inline void counter_max_2d_step(const DimCounter *c, int64_t *step) noexcept nogil:
+    """The largest (rows of dim 0) x (count of dim 1) block from here."""
+    step[0] = min(c.shape[0] - c.values[0], c.end - c.offset)
+    step[1] = 1
+    if step[0] == c.shape[0] and c.ndim > 1:
+        step[1] = min(c.shape[1] - c.values[1], (c.end - c.offset) // c.shape[0])
+
+
+cdef inline void counter_increment(DimCounter *c, const int64_t *step) noexcept nogil:
+    cdef int64_t overflow = step[0], value
+    cdef int i = 0
+    c.offset += step[0] * step[1]
+    if step[1] != 1:                    # dim 0 was whole: carry from dim 1
+        i = 1
+        overflow = step[1]
+    while i < c.ndim and overflow > 0:
+        value = c.values[i] + overflow
+        if value >= c.shape[i]:
+            overflow = 1
+            value -= c.shape[i]
+        else:
+            overflow = 0
+        c.values[i] = value
+        i += 1
+
+
+# -- loops -----------------------------------------------------------------------
+
+cdef void buffered_row(const Plan *p, char **row, const int64_t *strides, int64_t n,
+                       char *buffers) noexcept nogil:
+    """One row in blocks: inputs that need it are staged (swap / unaligned)
+    and cast into per-thread buffers, the loop runs on the buffers, outputs
+    are cast and staged back.  No full-size converted copies."""
+    cdef char *ptrs[MAX_OPERANDS]
+    cdef int64_t bstrides[MAX_OPERANDS]
+    cdef int64_t off = 0, m, count
+    cdef int t
+    cdef const Operand *op
+    cdef char *cast_buf
+    cdef char *stage_buf
+    cdef char *src
+    cdef int64_t src_stride
+    while off < n:
+        m = min(<int64_t>BUFFER_BLOCK, n - off)
+        for t in range(p.ntensors):
+            op = &p.op[t]
+            src = row[t] + off * strides[t]
+            ptrs[t] = src
+            bstrides[t] = strides[t]
+            if not op.staged and op.cast == NULL:
+                continue
+            cast_buf = buffers + t * 2 * STAGE_BYTES
+            stage_buf = cast_buf + STAGE_BYTES
+            if op.is_output:
+                ptrs[t] = cast_buf if op.cast != NULL else stage_buf
+                bstrides[t] = op.loop_itemsize
+                continue
+            count = m if strides[t] != 0 else 1     # a stride-0 input is one value
+            src_stride = strides[t]
+            if op.staged:
+                titer_copy_bytes(src, src_stride, stage_buf, op.itemsize, count,
+                                 op.itemsize, op.swap_unit)
+                src = stage_buf
+                src_stride = op.itemsize
+            if op.cast != NULL:
+                op.cast(src, src_stride, cast_buf, op.loop_itemsize, count)
+                src = cast_buf
+                src_stride = op.loop_itemsize
+            ptrs[t] = src
+            bstrides[t] = src_stride if strides[t] != 0 else 0
+        p.loop(ptrs, bstrides, m)
+        for t in range(p.noutputs):
+            op = &p.op[t]
+            if not op.staged and op.cast == NULL:
+                continue
+            src = ptrs[t]
+            src_stride = op.loop_itemsize
+            if op.cast != NULL and op.staged:
+                stage_buf = buffers + t * 2 * STAGE_BYTES + STAGE_BYTES
+                op.cast(src, src_stride, stage_buf, op.itemsize, m)
+                src = stage_buf
+                src_stride = op.itemsize
+            elif op.cast != NULL:
+                op.cast(src, src_stride, row[t] + off * strides[t], strides[t], m)
+                continue
+            titer_copy_bytes(src, src_stride, row[t] + off * strides[t], strides[t], m,
+                             op.itemsize, op.swap_unit)
+        off += m
+
+
+cdef inline void loop2d(const Plan *p, char **ptrs, const int64_t *strides,
+                        int64_t size0, int64_t size1, char *buffers) noexcept nogil:
+    """Seed 003's loop2d: size1 rows of size0 elements; row r starts at
+    ptrs + r * (outer strides)."""
+    cdef char *row[MAX_OPERANDS]
+    cdef int t, nt = p.ntensors
+    cdef int64_t j
+    for t in range(nt):
+        row[t] = ptrs[t]
+    for j in range(size1):
+        if p.buffered:
+            buffered_row(p, row, strides, size0, buffers)
+        else:
+            p.loop(row, strides, size0)
+        for t in range(nt):
+            row[t] += strides[nt + t]
+
+
+cdef void serial_for_each(const Plan *p, int64_t begin, int64_t end) noexcept nogil:
+    """Walk linear range [begin, end) of the iteration space in 2-d steps."""
+    cdef char *ptrs[MAX_OPERANDS]
+    cdef int64_t strides[2 * MAX_OPERANDS]
+    cdef int64_t step[2]
+    cdef int64_t one = 1
+    cdef DimCounter counter
+    cdef int t, d, nt = p.ntensors
+    cdef char *buffers = NULL
+    if end <= begin:
+        return
+    if p.buffered:
+        buffers = <char *>aligned_alloc(64, nt * 2 * STAGE_BYTES)
+        if buffers == NULL:
+            return
+    for t in range(nt):
+        strides[t] = p.op[t].stride[0] if p.ndim >= 1 else 0
+        strides[nt + t] = p.op[t].stride[1] if p.ndim >= 2 else 0
+    if p.ndim <= 1:
+        for t in range(nt):
+            ptrs[t] = p.op[t].data + begin * strides[t]
+        loop2d(p, ptrs, strides, end - begin, 1, buffers)
+    else:
+        counter_init(&counter, p.ndim, p.shape, begin, end)
+        while counter.offset < end:
+            for t in range(nt):
+                ptrs[t] = p.op[t].data
+                for d in range(p.ndim):
+                    ptrs[t] += counter.values[d] * p.op[t].stride[d]
+            counter_max_2d_step(&counter, step)
+            loop2d(p, ptrs, strides, step[0], step[1], buffers)
+            counter_increment(&counter, step)
+    free(buffers)
+
+
+cdef int64_t chunk_count(int64_t numel, int64_t grain, int nthreads) noexcept nogil:
+    """ATen's parallel_for split: one chunk below the grain or with one
+    thread, else at most one chunk per thread, none smaller than the grain."""
+    if numel < grain or nthreads <= 1:
+        return 1
+    return min(<int64_t>nthreads, (numel + grain - 1) // grain)
+
+
+cdef int for_each(const Plan *p, int64_t grain, int nthreads) noexcept nogil:
+    """Run the plan over every element; return the FP exception flags raised."""
+    cdef int64_t numel = p.numel
+    cdef int64_t nchunks, chunk, c, begin, end
+    cdef int flags = 0
+    cdef int *chunk_flags
+    if numel == 0:
+        return 0
+    nchunks = chunk_count(numel, grain, nthreads)
+    feclearexcept(FPE_MASK)
+    if nchunks == 1:
+        serial_for_each(p, 0, numel)
+        return fetestexcept(FPE_MASK)
+    # Chunk edges on 64-element multiples keep threads off each other's lines.
+    chunk = ((numel + nchunks - 1) // nchunks + 63) // 64 * 64
+    nchunks = (numel + chunk - 1) // chunk
+    chunk_flags = <int *>calloc(nchunks, sizeof(int))
+    for c in prange(nchunks, nogil=True, schedule='static', num_threads=nchunks):
+        feclearexcept(FPE_MASK)
+        begin = c * chunk
+        end = min(begin + chunk, numel)
+        serial_for_each(p, begin, end)
+        chunk_flags[c] = fetestexcept(FPE_MASK)
+    for c in range(nchunks):
+        flags = flags | chunk_flags[c]
+    free(chunk_flags)
+    return flags | fetestexcept(FPE_MASK)
+
+
+cdef int run_plan(const Plan *p) except -1:
+    """for_each with the caller's thread settings; the GIL is released when
+    the work is worth it.  FP flags go to NumPy's errstate rules."""
+    cdef int flags
+    cdef int nthreads = _num_threads
+    cdef int64_t grain = _grain_size
+    if p.numel >= 4096:
+        with nogil:
+            flags = for_each(p, grain, nthreads)
+    else:
+        flags = for_each(p, grain, nthreads)
+    return flags
+
+
+_FPE_KINDS = (("divide", 1, "divide by zero"), ("over", 2, "overflow"),
+              ("under", 4, "underflow"), ("invalid", 8, "invalid value"))
+
+
+cdef int fpe_bits(int flags) noexcept:
+    """C fenv flags -> NumPy's bit numbering (1 divide, 2 over, 4 under, 8 invalid)."""
+    return ((1 if flags & FE_DIVBYZERO else 0) | (2 if flags & FE_OVERFLOW else 0)
+            | (4 if flags & FE_UNDERFLOW else 0) | (8 if flags & FE_INVALID else 0))
+
+
+def _report_fpe(int bits, str name):
+    """Act on FP flags the way a NumPy ufunc does, under np.errstate."""
+    errs = np.geterr()
+    for key, bit, text in _FPE_KINDS:
+        if not bits & bit:
+            continue
+        mode = errs[key]
+        if mode == "ignore":
+            continue
+        message = "%s encountered in %s" % (text, name)
+        if mode == "warn":
+            warnings.warn(message, RuntimeWarning, stacklevel=3)
+        elif mode == "raise":
+            raise FloatingPointError(message)
+        elif mode == "call":
+            np.geterrcall()(text, bit)
+        elif mode == "print":
+            print("Warning: %s" % message)
+        elif mode == "log":
+            np.geterrcall().write("Warning: %s\n" % message)
