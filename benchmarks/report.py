@@ -1,0 +1,83 @@
+"""Markdown tables from a pytest-benchmark JSON file.
+
+    python benchmarks/report.py bench.json
+
+Per benchmark group: each library's median time and its ratio to NumPy's
+(numpy median / library median, so > 1 means faster than NumPy).  An
+overview table of the ratios comes first.
+"""
+import argparse
+import json
+
+REFERENCE = "numpy"
+
+
+def format_time(seconds):
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.2f} us"
+    return f"{seconds * 1e3:.2f} ms"
+
+
+def medians_by_group(benchmarks):
+    """{group: {impl: median seconds}}, groups and impls in run order."""
+    groups = {}
+    for bench in benchmarks:
+        impl = bench["params"]["impl"]
+        groups.setdefault(bench["group"], {})[impl] = bench["stats"]["median"]
+    return groups
+
+
+def ratio(medians, impl):
+    if REFERENCE not in medians:
+        return "-"
+    return f"{medians[REFERENCE] / medians[impl]:.2f}x"
+
+
+def markdown_table(header, rows):
+    lines = ["| " + " | ".join(header) + " |",
+             "| " + " | ".join(["---"] + ["---:"] * (len(header) - 1)) + " |"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def overview(groups):
+    impls = [impl for impl in dict.fromkeys(i for m in groups.values() for i in m)
+             if impl != REFERENCE]
+    header = ["group", "numpy median"] + [f"{impl} vs numpy" for impl in impls]
+    rows = []
+    for group, medians in groups.items():
+        row = [group, format_time(medians[REFERENCE]) if REFERENCE in medians else "-"]
+        row += [ratio(medians, impl) if impl in medians else "-" for impl in impls]
+        rows.append(row)
+    return markdown_table(header, rows)
+
+
+def group_table(medians):
+    rows = [[impl, format_time(seconds), ratio(medians, impl)]
+            for impl, seconds in medians.items()]
+    return markdown_table(["impl", "median", "numpy / impl"], rows)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("json_file", help="written by pytest --benchmark-json=FILE")
+    parser.add_argument("--overview-only", action="store_true",
+                        help="print only the overview table")
+    args = parser.parse_args(argv)
+    with open(args.json_file) as file:
+        data = json.load(file)
+
+    groups = medians_by_group(data["benchmarks"])
+    versions = data["machine_info"].get("library_versions", {})
+    print(f"Run {data['datetime']}, {data['machine_info'].get('cpu', {}).get('brand_raw', '')}; "
+          + ", ".join(f"{name} {version}" for name, version in versions.items()))
+    print("\nRatios are numpy median / impl median: > 1 means faster than NumPy.\n")
+    print(overview(groups))
+    if not args.overview_only:
+        for group, medians in groups.items():
+            print(f"\n### {group}\n")
+            print(group_table(medians))
+
+
+if __name__ == "__main__":
+    main()
