@@ -15,6 +15,35 @@ cdef struct BuildFlags:
     bint has_static_shape
 
 
+cdef BuildFlags aten_default_flags() noexcept:
+    """TensorIteratorConfig's defaults."""
+    cdef BuildFlags flags
+    flags.check_mem_overlap = True
+    flags.resize_outputs = True
+    flags.check_all_same_dtype = True
+    flags.promote_inputs_to_common_dtype = False
+    flags.cast_common_dtype_to_outputs = False
+    flags.enforce_safe_casting_to_output = False
+    flags.is_reduction = False
+    flags.enforce_linear_iteration = False
+    flags.copy_overlapping_inputs = False
+    flags.has_static_shape = False
+    return flags
+
+
+cdef BuildFlags numpy_ufunc_flags() noexcept:
+    """A ufunc call: outputs never resized or broadcast, mixed dtypes fine
+    (the loop dtypes come from type resolution), overlapping inputs copied."""
+    cdef BuildFlags flags = aten_default_flags()
+    flags.resize_outputs = False
+    flags.check_all_same_dtype = False
+    flags.copy_overlapping_inputs = True
+    return flags
+
+
+@cython.final
+@cython.no_gc
+@cython.freelist(8)
 cdef class BuildState:
     """What build() needs beyond the C plan: the operand objects, each
     operand's original shape and strides, and dtypes for unallocated outputs.
@@ -22,16 +51,16 @@ cdef class BuildState:
     cdef list arrays                # ndarray, Python scalar, or None (output to allocate)
     cdef list out_dtypes            # np.dtype per output, or None: decided by compute_types
     cdef list loop_dtypes           # np.dtype per operand the loop works in, or None
+    cdef const int *loop_codes      # the same as dtype codes (elementwise), or NULL
     cdef tuple static_shape
     cdef object common_dtype
     cdef int nd[MAX_OPERANDS]
     cdef const int64_t *shapes[MAX_OPERANDS]
     cdef const int64_t *strides[MAX_OPERANDS]
+    cdef bint copied_inputs         # an overlapping input was replaced by a copy
     cdef bint is_scalar[MAX_OPERANDS]
     cdef int scalar_code[MAX_OPERANDS]
     cdef double scalar_buf[MAX_OPERANDS][2]  # 16 bytes, aligned for any dtype
-    cdef int bndim                  # broadcast shape, before reordering
-    cdef int64_t bshape[MAX_DIMS]
 
     def operand_shape(self, int i):
         obj = self.arrays[i]
@@ -39,7 +68,7 @@ cdef class BuildState:
 
 
 cdef int build_plan(Plan *p, BuildState st, BuildFlags *flags, int noutputs) except -1:
-    populate_operands(p, st, noutputs)
+    populate_operands(p, st, flags, noutputs)
     mark_outputs(p, st)
     compute_mem_overlaps(p, st, flags)
     compute_shape(p, st, flags)
@@ -56,7 +85,8 @@ cdef int build_plan(Plan *p, BuildState st, BuildFlags *flags, int noutputs) exc
 
 # -- populate operands ---------------------------------------------------------
 
-cdef int populate_operands(Plan *p, BuildState st, int noutputs) except -1:
+cdef int populate_operands(Plan *p, BuildState st, BuildFlags *flags,
+                           int noutputs) except -1:
     cdef int i, d, ntensors = len(st.arrays)
     cdef cnp.ndarray arr
     cdef Operand *op
@@ -64,7 +94,7 @@ cdef int populate_operands(Plan *p, BuildState st, int noutputs) except -1:
         raise ValueError("titer supports at most %d operands, got %d" % (MAX_OPERANDS, ntensors))
     p.ntensors = ntensors
     p.noutputs = noutputs
-    p.is_reduction = False
+    p.is_reduction = flags.is_reduction
     p.fast_setup = FAST_NONE
     p.buffered = False
     p.loop = NULL
@@ -103,7 +133,7 @@ cdef int set_operand_dtype(Operand *op, cnp.dtype descr) except -1:
     op.dtype = dtype_code(descr)
     op.itemsize = descr.itemsize
     op.swap_unit = 0
-    if not descr.isnative:
+    if not cnp.PyArray_IsNativeByteOrder(descr.byteorder):
         op.swap_unit = op.itemsize // 2 if op.dtype >= CODE_COMPLEX64 else op.itemsize
     op.loop_dtype = op.dtype
     op.loop_itemsize = op.itemsize
@@ -185,6 +215,7 @@ cdef int replace_input_with_copy(Plan *p, BuildState st, int j) except -1:
     dst = np.empty_like(src)
     copy_into(dst, src)
     st.arrays[j] = dst
+    st.copied_inputs = True
     cdef cnp.ndarray arr = <cnp.ndarray>dst
     p.op[j].data = <char *>cnp.PyArray_DATA(arr)
     st.shapes[j] = <const int64_t *>cnp.PyArray_DIMS(arr)
@@ -236,8 +267,27 @@ cdef int compute_shape(Plan *p, BuildState st, BuildFlags *flags) except -1:
     p.ndim = ndim
     if not flags.resize_outputs:
         for i in range(p.noutputs):
-            if p.op[i].is_defined:
+            if not p.op[i].is_defined:
+                continue
+            if flags.is_reduction:
+                check_reduction_output(p, st, i)
+            else:
                 widen_to_output(p, st, i)
+    return 0
+
+
+cdef int check_reduction_output(Plan *p, BuildState st, int i) except -1:
+    """A reduction's output has the input's rank with 1 on reduced dims; its
+    stride there becomes 0, so every reduced element lands on one slot."""
+    cdef int k
+    ok = st.nd[i] == p.ndim
+    if ok:
+        for k in range(p.ndim):
+            if st.shapes[i][k] != p.shape[k] and st.shapes[i][k] != 1:
+                ok = False
+    if not ok:
+        raise ValueError("reduction output with shape %s does not fit the input shape %s"
+                         % (_shape_str(st.operand_shape(i)), _shape_str(plan_shape(p))))
     return 0
 
 
@@ -277,9 +327,9 @@ cdef int mark_resize_outputs(Plan *p, BuildState st, BuildFlags *flags) except -
     """A defined output of another shape is re-allocated when resizing is on
     (a NumPy array cannot grow in place); with it off compute_shape checked."""
     cdef int i, k
-    st.bndim = p.ndim
+    p.bndim = p.ndim
     for k in range(p.ndim):
-        st.bshape[k] = p.shape[k]
+        p.bshape[k] = p.shape[k]
     if not flags.resize_outputs:
         return 0
     for i in range(p.noutputs):
@@ -308,7 +358,8 @@ cdef int compute_types(Plan *p, BuildState st, BuildFlags *flags) except -1:
             if not p.op[i].is_defined or p.op[i].will_resize:
                 set_operand_dtype(&p.op[i], st.out_dtypes[i])
         for i in range(p.ntensors):
-            set_loop_dtype(&p.op[i], st.loop_dtypes[i])
+            p.op[i].loop_dtype = st.loop_codes[i]
+            p.op[i].loop_itemsize = _ITEMSIZE[st.loop_codes[i]]
         return 0
     inputs = [st.arrays[i] for i in range(p.noutputs, p.ntensors)]
     st.common_dtype = np.result_type(*inputs) if inputs else None
@@ -386,9 +437,9 @@ cdef bint fast_set_up(Plan *p, BuildState st, BuildFlags *flags) except -1:
     return True
 
 
-cdef int compute_fast_setup_type(Plan *p, BuildState st, BuildFlags *flags) except -1:
+cdef int compute_fast_setup_type(Plan *p, BuildState st, BuildFlags *flags) noexcept:
     cdef int i, k, prev = -1
-    cdef bint contiguous = True, channels_last = True, dense = True, any_defined = False
+    cdef bint any_defined = False
     if flags.is_reduction or flags.has_static_shape:
         return FAST_NONE
     for i in range(p.ntensors):
@@ -400,30 +451,41 @@ cdef int compute_fast_setup_type(Plan *p, BuildState st, BuildFlags *flags) exce
         for k in range(p.ndim):
             if st.shapes[i][k] != p.shape[k]:
                 return FAST_NONE
-        contiguous = contiguous and is_c_contiguous(p.ndim, st.shapes[i], st.strides[i],
-                                                    p.op[i].itemsize)
-        channels_last = channels_last and is_channels_last(p.ndim, st.shapes[i], st.strides[i],
-                                                           p.op[i].itemsize)
-        dense = dense and is_non_overlapping_dense(p.ndim, st.shapes[i], st.strides[i],
-                                                   p.op[i].itemsize)
     if not any_defined:
         return FAST_NONE
-    if contiguous:
+    if all_operands_have(p, st, FAST_CONTIGUOUS):
         return FAST_CONTIGUOUS
-    if channels_last:
+    if (p.ndim == 4 or p.ndim == 5) and all_operands_have(p, st, FAST_CHANNELS_LAST):
         return FAST_CHANNELS_LAST
-    if dense:
-        for i in range(p.ntensors - 1, -1, -1):
-            if not p.op[i].is_defined or p.op[i].will_resize:
-                continue
-            if prev >= 0:
-                for k in range(p.ndim):
-                    if (p.shape[k] > 1 and st.strides[i][k] // p.op[i].itemsize
-                            != st.strides[prev][k] // p.op[prev].itemsize):
-                        return FAST_NONE
-            prev = i
-        return FAST_NON_OVERLAPPING_DENSE
-    return FAST_NONE
+    if not all_operands_have(p, st, FAST_NON_OVERLAPPING_DENSE):
+        return FAST_NONE
+    for i in range(p.ntensors - 1, -1, -1):     # ... and all with the same strides
+        if not p.op[i].is_defined or p.op[i].will_resize:
+            continue
+        if prev >= 0:
+            for k in range(p.ndim):
+                if (p.shape[k] > 1 and st.strides[i][k] // p.op[i].itemsize
+                        != st.strides[prev][k] // p.op[prev].itemsize):
+                    return FAST_NONE
+        prev = i
+    return FAST_NON_OVERLAPPING_DENSE
+
+
+cdef bint all_operands_have(Plan *p, BuildState st, int layout) noexcept:
+    cdef int i
+    cdef bint ok
+    for i in range(p.ntensors):
+        if not p.op[i].is_defined or p.op[i].will_resize:
+            continue
+        if layout == FAST_CONTIGUOUS:
+            ok = is_c_contiguous(p.ndim, st.shapes[i], st.strides[i], p.op[i].itemsize)
+        elif layout == FAST_CHANNELS_LAST:
+            ok = is_channels_last(p.ndim, st.shapes[i], st.strides[i], p.op[i].itemsize)
+        else:
+            ok = is_non_overlapping_dense(p.ndim, st.shapes[i], st.strides[i], p.op[i].itemsize)
+        if not ok:
+            return False
+    return True
 
 
 cdef void layout_order(Plan *p, BuildState st, int setup, int ref, int64_t *order) noexcept:
@@ -554,17 +616,17 @@ cdef int allocate_output(Plan *p, BuildState st, int i, int64_t *natural_strides
     cdef cnp.npy_intp strides[MAX_DIMS]
     cdef int k
     cdef cnp.dtype descr = <cnp.dtype>st.out_dtypes[i]
-    for k in range(st.bndim):
-        dims[k] = st.bshape[k]
+    for k in range(p.bndim):
+        dims[k] = p.bshape[k]
         strides[k] = natural_strides[k]
     cnp.Py_INCREF(descr)                      # NewFromDescr steals a reference
-    arr = PyArray_NewFromDescr(<PyTypeObject *>np.ndarray, descr, st.bndim,
+    arr = PyArray_NewFromDescr(<PyTypeObject *>np.ndarray, descr, p.bndim,
                                dims, strides, NULL, cnp.NPY_ARRAY_WRITEABLE, None)
     st.arrays[i] = arr
     p.op[i].data = <char *>cnp.PyArray_DATA(<cnp.ndarray>arr)
     p.op[i].is_defined = True
     p.op[i].will_resize = False
-    st.nd[i] = st.bndim
+    st.nd[i] = p.bndim
     st.shapes[i] = <const int64_t *>cnp.PyArray_DIMS(<cnp.ndarray>arr)
     st.strides[i] = <const int64_t *>cnp.PyArray_STRIDES(<cnp.ndarray>arr)
     return 0

@@ -40,6 +40,8 @@ cdef struct Plan:
     int64_t shape[MAX_DIMS]
     int64_t perm[MAX_DIMS]
     int64_t numel
+    int bndim                      # the broadcast shape, before reorder / coalesce
+    int64_t bshape[MAX_DIMS]
     int fast_setup
     bint is_reduction
     bint buffered                  # some operand needs a cast or staging

@@ -5,6 +5,7 @@ import os
 import warnings
 
 import numpy as np
+cimport cython
 cimport numpy as cnp
 from cpython.ref cimport PyTypeObject
 from libc.stdint cimport int64_t, uintptr_t
@@ -53,6 +54,7 @@ cdef const titer_cast_fn (*CAST_TABLE)[NUM_TYPES]
 CAST_TABLE = titer_cast_table
 cdef int _CODE_OF_TYPENUM[32]
 cdef int _ALIGNMENT[NUM_TYPES]
+cdef int _ITEMSIZE[NUM_TYPES]
 DTYPES = tuple(np.dtype(c) for c in _ops.TYPECHARS)
 
 
@@ -68,6 +70,7 @@ def _init_dtype_tables():
                 _CODE_OF_TYPENUM[dt.num] = code
     for code in range(NUM_TYPES):
         _ALIGNMENT[code] = DTYPES[code].alignment
+        _ITEMSIZE[code] = DTYPES[code].itemsize
 
 
 _init_dtype_tables()
@@ -139,4 +142,5 @@ include "_layout.pxi"
 include "_build.pxi"
 include "_execute.pxi"
 include "_iterator.pxi"
+include "_plan_cache.pxi"
 include "_elementwise.pxi"

@@ -27,6 +27,10 @@ cdef class OpEntry:
     cdef readonly object ufunc
     cdef readonly tuple types
     cdef dict loops                # 'ff->f' -> loop address
+    cdef PlanCache *cache          # the last plan this op ran (see _plan_cache.pxi)
+
+    def __dealloc__(self):
+        free(self.cache)
 
     def __repr__(self):
         return "<titer op %s: %s>" % (self.name, " ".join(self.types))
@@ -37,10 +41,12 @@ cdef class Resolved:
     cdef titer_loop1d loop
     cdef list loop_dtypes           # outputs first, then inputs
     cdef list out_dtypes
-    cdef int codes[MAX_OPERANDS]
+    cdef int codes[MAX_OPERANDS]       # NumPy order: inputs, then outputs
+    cdef int operand_codes[MAX_OPERANDS]   # titer order: outputs, then inputs
     cdef str signature
 
 
+cdef str _SAME_KIND = "same_kind"
 cdef dict _OPS_BY_NAME = {}
 cdef dict _RESOLVED = {}
 
@@ -60,6 +66,7 @@ def _init_ops():
         entry.ufunc = getattr(np, spec.name)
         entry.types = tuple(spec.types)
         entry.loops = loops[spec.name]
+        entry.cache = <PlanCache *>calloc(1, sizeof(PlanCache))
         _OPS_BY_NAME[spec.name] = entry
         for alias in spec.aliases:
             _OPS_BY_NAME[alias] = entry
@@ -95,6 +102,10 @@ cdef Resolved resolve(OpEntry op, tuple in_types, list outs, dtype, casting):
     res.out_dtypes = [np.dtype(chars[res.codes[op.nin + i]]) for i in range(op.nout)]
     res.loop_dtypes = res.out_dtypes + [np.dtype(chars[res.codes[i]]) for i in range(op.nin)]
     for i in range(op.nout):
+        res.operand_codes[i] = res.codes[op.nin + i]
+    for i in range(op.nin):
+        res.operand_codes[op.nout + i] = res.codes[i]
+    for i in range(op.nout):
         if outs[i] is not None and not np.can_cast(res.out_dtypes[i], outs[i].dtype, casting):
             raise TypeError("Cannot cast ufunc '%s' output from %r to %r with casting rule %r"
                             % (op.name, res.out_dtypes[i], outs[i].dtype, casting))
@@ -104,6 +115,8 @@ cdef Resolved resolve(OpEntry op, tuple in_types, list outs, dtype, casting):
 cdef list normalize_out(object out, int nout):
     if out is None:
         return [None] * nout
+    if nout == 1 and cnp.PyArray_Check(out):
+        return [out]
     if isinstance(out, tuple):
         if len(out) != nout:
             raise ValueError("The 'out' tuple must have exactly %d entries: one per ufunc "
@@ -114,7 +127,7 @@ cdef list normalize_out(object out, int nout):
             raise TypeError("out must be a tuple of %d arrays for this op" % nout)
         outs = [out]
     for o in outs:
-        if o is not None and not isinstance(o, np.ndarray):
+        if o is not None and not cnp.PyArray_Check(o):
             raise TypeError("return arrays must be of ArrayType, got %s" % type(o).__name__)
     return outs
 
@@ -164,14 +177,16 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind"):
     computed by titer.  ``out`` is None (allocated with the seed's output
     layout rule), an array, or a tuple of arrays; the result is returned."""
     cdef OpEntry op
-    cdef BuildState st = BuildState.__new__(BuildState)
+    cdef BuildState st
     cdef Resolved res
     cdef Plan plan
+    cdef Plan *run = &plan
     cdef BuildFlags flags
     cdef int i, code, nops, flag_bits
     cdef int64_t key
-    cdef bint by_tuple
+    cdef bint by_tuple, cacheable
     cdef int constant_result = -1
+    cdef list arrays
     try:
         op = _OPS_BY_NAME[name]
     except (KeyError, TypeError):
@@ -179,16 +194,19 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind"):
                          % (name,)) from None
     if len(inputs) != op.nin:
         raise TypeError("%s() takes %d input(s), got %d" % (name, op.nin, len(inputs)))
-    outs = normalize_out(out, op.nout)
     nops = op.nout + op.nin
-    st.arrays = outs + list(inputs)
-    # The cache key: dtype codes of every operand (or what kind of Python
-    # scalar), packed in an int when nothing unusual is asked for.
-    by_tuple = dtype is not None or casting != "same_kind"
+    if op.nout == 1 and (out is None or cnp.PyArray_Check(out)):
+        arrays = [out]
+    else:
+        arrays = normalize_out(out, op.nout)
+    arrays.extend(inputs)
+    # The resolution cache key: dtype codes of every operand (or the kind of
+    # Python scalar), packed in an int when nothing unusual is asked for.
+    by_tuple = dtype is not None or (casting is not _SAME_KIND and casting != _SAME_KIND)
+    cacheable = not by_tuple
     key = op.index
     for i in range(nops):
-        x = st.arrays[i]
-        st.is_scalar[i] = False
+        x = arrays[i]
         t = type(x)
         if x is None:
             code = KEY_NO_OUT
@@ -203,47 +221,55 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind"):
         else:
             if not cnp.PyArray_Check(x):
                 x = np.asarray(x)
-                st.arrays[i] = x
+                arrays[i] = x
             code = dtype_code((<cnp.ndarray>x).descr)
             by_tuple = by_tuple or not cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>x)
+            key = key * 32 + code
+            continue
+        cacheable = False               # allocations and scalars: build every time
         key = key * 32 + code
     cache_key = key if not by_tuple else (
-        name, dtype, casting,
-        tuple([_type_key(st.arrays[i]) for i in range(nops)]))
+        name, dtype, casting, tuple([_type_key(arrays[i]) for i in range(nops)]))
     res = _RESOLVED.get(cache_key)
     if res is None:
-        in_types = tuple([_resolution_type(st.arrays[i]) for i in range(op.nout, nops)])
-        res = resolve(op, in_types, outs, dtype, casting)
+        in_types = tuple([_resolution_type(arrays[i]) for i in range(op.nout, nops)])
+        res = resolve(op, in_types, arrays[:op.nout], dtype, casting)
         _RESOLVED[cache_key] = res
-    for i in range(op.nout, nops):
-        x = st.arrays[i]
-        if type(x) in (float, int, complex, bool):
-            if store_python_scalar(st, i, x, res.codes[i - op.nout], op.name):
-                constant_result = _comparison_constant(op.name, x, i - op.nout)
-    st.loop_dtypes = res.loop_dtypes
-    st.out_dtypes = res.out_dtypes
-    st.static_shape = None
-    flags.check_mem_overlap = True
-    flags.resize_outputs = False
-    flags.check_all_same_dtype = False
-    flags.promote_inputs_to_common_dtype = False
-    flags.cast_common_dtype_to_outputs = False
-    flags.enforce_safe_casting_to_output = False
-    flags.is_reduction = False
-    flags.enforce_linear_iteration = False
-    flags.copy_overlapping_inputs = True
-    flags.has_static_shape = False
-    build_plan(&plan, st, &flags, op.nout)
-    if constant_result < 0:
-        plan.loop = res.loop
+    cacheable = cacheable and not by_tuple
+    if cacheable and cache_lookup(op.cache, key, arrays, op.nout):
+        run = &op.cache.plan
     else:
-        plan.loop = titer_fill_true if constant_result else titer_fill_false
-    flag_bits = run_plan(&plan)
+        st = BuildState.__new__(BuildState)
+        st.arrays = arrays
+        st.copied_inputs = False
+        for i in range(nops):
+            st.is_scalar[i] = False
+        for i in range(op.nout, nops):
+            x = arrays[i]
+            t = type(x)
+            if t is float or t is int or t is complex or t is bool:
+                if store_python_scalar(st, i, x, res.codes[i - op.nout], op.name):
+                    constant_result = _comparison_constant(op.name, x, i - op.nout)
+        st.loop_dtypes = res.loop_dtypes
+        st.loop_codes = res.operand_codes
+        st.out_dtypes = res.out_dtypes
+        st.static_shape = None
+        flags = numpy_ufunc_flags()
+        build_plan(&plan, st, &flags, op.nout)
+        plan.loop = res.loop
+        if constant_result >= 0:
+            plan.loop = titer_fill_true if constant_result else titer_fill_false
+        elif cacheable and st.arrays is arrays and not st.copied_inputs:
+            cache_store(op.cache, key, arrays, &plan)
+    if run != &plan and run.numel >= 4096:
+        plan = run[0]                   # the GIL goes: run a private copy
+        run = &plan
+    flag_bits = run_plan(run)
     if flag_bits:
         _report_fpe(fpe_bits(flag_bits), op.name)
     if op.nout == 1:
-        return st.arrays[0]
-    return tuple(st.arrays[:op.nout])
+        return arrays[0]
+    return tuple(arrays[:op.nout])
 
 
 cdef int _comparison_constant(str name, object value, int position):

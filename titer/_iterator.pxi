@@ -23,16 +23,7 @@ cdef class IterConfig:
         self._out_dtypes = []
         self._inputs = []
         self._static_shape = None
-        self.flags.check_mem_overlap = True
-        self.flags.resize_outputs = True
-        self.flags.check_all_same_dtype = True
-        self.flags.promote_inputs_to_common_dtype = False
-        self.flags.cast_common_dtype_to_outputs = False
-        self.flags.enforce_safe_casting_to_output = False
-        self.flags.is_reduction = False
-        self.flags.enforce_linear_iteration = False
-        self.flags.copy_overlapping_inputs = False
-        self.flags.has_static_shape = False
+        self.flags = aten_default_flags()
 
     def add_output(self, out=None, dtype=None):
         """An output array to write, or None to allocate one (of `dtype`, or
@@ -106,16 +97,17 @@ cdef class IterConfig:
         st.arrays = list(self._outputs) + list(self._inputs)
         st.out_dtypes = list(self._out_dtypes)
         st.loop_dtypes = None
+        st.loop_codes = NULL
         st.static_shape = self._static_shape
+        st.copied_inputs = False
         for i in range(len(st.arrays)):
             st.is_scalar[i] = False
         it.plan = <Plan *>calloc(1, sizeof(Plan))
         if it.plan == NULL:
             raise MemoryError()
         build_plan(it.plan, st, &self.flags, len(self._outputs))
-        it.plan.is_reduction = self.flags.is_reduction
         it.arrays = st.arrays
-        it.broadcast_shape = tuple([st.bshape[k] for k in range(st.bndim)])
+        it.broadcast_shape = tuple([it.plan.bshape[k] for k in range(it.plan.bndim)])
         it.common = st.common_dtype
         return it
 
@@ -381,21 +373,16 @@ cdef int copy_into(object dst, object src) except -1:
     """dst[...] = src (broadcasting src), through titer's own loops."""
     cdef Plan plan
     cdef BuildState st = BuildState.__new__(BuildState)
-    cdef BuildFlags flags
-    flags.check_mem_overlap = False
-    flags.resize_outputs = False
-    flags.check_all_same_dtype = False
-    flags.promote_inputs_to_common_dtype = False
-    flags.cast_common_dtype_to_outputs = False
-    flags.enforce_safe_casting_to_output = False
-    flags.is_reduction = False
-    flags.enforce_linear_iteration = False
-    flags.copy_overlapping_inputs = False
-    flags.has_static_shape = False
+    cdef BuildFlags flags = numpy_ufunc_flags()
+    flags.check_mem_overlap = False         # callers copy between separate buffers
     st.arrays = [dst, src]
     st.out_dtypes = [dst.dtype]
+    cdef int codes[2]
+    codes[0] = codes[1] = dtype_code(dst.dtype)
     st.loop_dtypes = [dst.dtype.newbyteorder("="), dst.dtype.newbyteorder("=")]
+    st.loop_codes = codes
     st.static_shape = None
+    st.copied_inputs = False
     st.is_scalar[0] = False
     st.is_scalar[1] = False
     build_plan(&plan, st, &flags, 1)

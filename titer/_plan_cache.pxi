@@ -1,0 +1,88 @@
+# A one-entry plan cache per op (issue: per-call cost).  A repeated call with
+# the same dtypes, shapes and strides reuses the built plan: only the data
+# pointers change, and what depends on them (overlap between outputs and
+# inputs, alignment) is checked again.  Calls that allocate, convert Python
+# scalars or copy overlapping inputs are never cached.
+
+cdef enum:
+    CACHE_MAX_DIMS = 8
+
+cdef struct PlanCache:
+    bint valid
+    int64_t key
+    int ntensors
+    int nd[MAX_OPERANDS]
+    int64_t shapes[MAX_OPERANDS][CACHE_MAX_DIMS]
+    int64_t strides[MAX_OPERANDS][CACHE_MAX_DIMS]
+    Plan plan
+
+
+cdef bint cache_lookup(PlanCache *c, int64_t key, list arrays, int noutputs) except -1:
+    """True when `c.plan` fits these arrays; its data pointers are updated."""
+    cdef int i, d, nd
+    cdef cnp.ndarray arr
+    if c == NULL or not c.valid or c.key != key or c.ntensors != len(arrays):
+        return False
+    for i in range(c.ntensors):
+        arr = <cnp.ndarray>arrays[i]
+        nd = cnp.PyArray_NDIM(arr)
+        if nd != c.nd[i]:
+            return False
+        for d in range(nd):
+            if (cnp.PyArray_DIMS(arr)[d] != c.shapes[i][d]
+                    or cnp.PyArray_STRIDES(arr)[d] != c.strides[i][d]):
+                return False
+    for i in range(c.ntensors):
+        c.plan.op[i].data = <char *>cnp.PyArray_DATA(<cnp.ndarray>arrays[i])
+    if outputs_overlap_inputs(c, noutputs):
+        return False
+    prepare_casts(&c.plan)
+    return True
+
+
+cdef bint outputs_overlap_inputs(PlanCache *c, int noutputs) noexcept:
+    """Any output sharing bytes with an input other than as an exact alias
+    (same first byte, same shape and strides) needs the full build."""
+    cdef int i, j, d
+    cdef char *lo_o
+    cdef char *hi_o
+    cdef char *lo_i
+    cdef char *hi_i
+    cdef bint alias
+    for i in range(noutputs):
+        memory_extent(c.nd[i], c.shapes[i], c.strides[i], c.plan.op[i].itemsize,
+                      c.plan.op[i].data, &lo_o, &hi_o)
+        for j in range(noutputs, c.ntensors):
+            memory_extent(c.nd[j], c.shapes[j], c.strides[j], c.plan.op[j].itemsize,
+                          c.plan.op[j].data, &lo_i, &hi_i)
+            if lo_i >= hi_o or lo_o >= hi_i:
+                continue
+            alias = (c.plan.op[i].data == c.plan.op[j].data and c.nd[i] == c.nd[j]
+                     and c.plan.op[i].itemsize == c.plan.op[j].itemsize)
+            for d in range(c.nd[i]):
+                alias = alias and c.shapes[i][d] == c.shapes[j][d] and (
+                    c.shapes[i][d] <= 1 or c.strides[i][d] == c.strides[j][d])
+            if not alias:
+                return True
+    return False
+
+
+cdef void cache_store(PlanCache *c, int64_t key, list arrays, const Plan *p) noexcept:
+    cdef int i, d, nd
+    cdef cnp.ndarray arr
+    if c == NULL:
+        return
+    c.valid = False
+    for i in range(p.ntensors):
+        arr = <cnp.ndarray>arrays[i]
+        nd = cnp.PyArray_NDIM(arr)
+        if nd > CACHE_MAX_DIMS:
+            return
+        c.nd[i] = nd
+        for d in range(nd):
+            c.shapes[i][d] = cnp.PyArray_DIMS(arr)[d]
+            c.strides[i][d] = cnp.PyArray_STRIDES(arr)[d]
+    c.key = key
+    c.ntensors = p.ntensors
+    c.plan = p[0]
+    c.valid = True
