@@ -425,7 +425,12 @@ cdef bint fast_set_up(Plan *p, BuildState st, BuildFlags *flags) except -1:
         p.perm[k] = order[k]
     for i in range(p.noutputs):
         if not p.op[i].is_defined or p.op[i].will_resize:
-            packed_strides(p.ndim, p.shape, p.op[i].itemsize, order, out_strides)
+            if setup == FAST_NON_OVERLAPPING_DENSE:
+                # ATen copies the reference operand's strides, size-1 dims too
+                for k in range(p.ndim):
+                    out_strides[k] = st.strides[first][k] // p.op[first].itemsize * p.op[i].itemsize
+            else:
+                packed_strides(p.ndim, p.shape, p.op[i].itemsize, order, out_strides)
             allocate_output(p, st, i, out_strides)
     p.fast_setup = setup
     p.numel = numel_of(p.ndim, p.shape)
@@ -459,12 +464,12 @@ cdef int compute_fast_setup_type(Plan *p, BuildState st, BuildFlags *flags) noex
         return FAST_CHANNELS_LAST
     if not all_operands_have(p, st, FAST_NON_OVERLAPPING_DENSE):
         return FAST_NONE
-    for i in range(p.ntensors - 1, -1, -1):     # ... and all with the same strides
+    for i in range(p.ntensors - 1, -1, -1):     # ... and all with equal strides
         if not p.op[i].is_defined or p.op[i].will_resize:
             continue
         if prev >= 0:
-            for k in range(p.ndim):
-                if (p.shape[k] > 1 and st.strides[i][k] // p.op[i].itemsize
+            for k in range(p.ndim):             # size-1 dims too, as ATen compares
+                if (st.strides[i][k] // p.op[i].itemsize
                         != st.strides[prev][k] // p.op[prev].itemsize):
                     return FAST_NONE
         prev = i

@@ -33,6 +33,17 @@ cdef extern from "numpy/arrayobject.h":
 
 cdef extern from *:
     """
+    int titer_use_fma = 0;   /* see titer_scalar.h */
+    static int titer_cpu_has_fma(void) {
+    #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2");
+    #elif defined(__aarch64__)
+        return 1;
+    #else
+        return 0;
+    #endif
+    }
     #ifdef _OPENMP
     #include <omp.h>
     #define TITER_HAVE_OPENMP 1
@@ -41,6 +52,11 @@ cdef extern from *:
     #endif
     """
     int TITER_HAVE_OPENMP
+    int titer_use_fma
+    int titer_cpu_has_fma()
+
+
+titer_use_fma = titer_cpu_has_fma()
 
 
 # -- dtype codes -----------------------------------------------------------------

@@ -133,10 +133,10 @@ cdef list normalize_out(object out, int nout):
 
 
 cdef int store_python_scalar(BuildState st, int i, object value, int code,
-                             str op_name) except -1:
+                             bint comparing_ints) except -1:
     """Convert a Python scalar to the loop's dtype in titer's cast loops,
-    with NumPy's OverflowError for an int the dtype cannot hold.
-    Returns 1 when it is an int out of range and the op is a comparison."""
+    with NumPy's OverflowError for an int the dtype cannot hold.  Returns 1
+    instead when an integer array is compared with an int out of its range."""
     cdef int src_code
     cdef char *buf = <char *>st.scalar_buf[i]
     cdef double *d = st.scalar_buf[i]
@@ -151,7 +151,7 @@ cdef int store_python_scalar(BuildState st, int i, object value, int code,
     elif t is int and DTYPES[code].kind in "iub":
         info = np.iinfo(DTYPES[code]) if DTYPES[code].kind != "b" else None
         if info is not None and not info.min <= value <= info.max:
-            if op_name in _COMPARISON_CONSTANTS:
+            if comparing_ints:
                 return 1
             raise OverflowError("Python integer %d out of bounds for %s" % (value, DTYPES[code]))
         if value < 0:
@@ -248,7 +248,9 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind"):
             x = arrays[i]
             t = type(x)
             if t is float or t is int or t is complex or t is bool:
-                if store_python_scalar(st, i, x, res.codes[i - op.nout], op.name):
+                if store_python_scalar(st, i, x, res.codes[i - op.nout],
+                                       op.name in _COMPARISON_CONSTANTS
+                                       and _other_is_int_array(arrays, i, op.nout)):
                     constant_result = _comparison_constant(op.name, x, i - op.nout)
         st.loop_dtypes = res.loop_dtypes
         st.loop_codes = res.operand_codes
@@ -280,6 +282,11 @@ cdef int _comparison_constant(str name, object value, int position):
     if position == 0:                   # int OP array: mirror the question
         array_below = not array_below
     return 1 if (below if array_below else above) else 0
+
+
+cdef bint _other_is_int_array(list arrays, int i, int nout):
+    other = arrays[nout + (1 if i == nout else 0)]
+    return cnp.PyArray_Check(other) and other.dtype.kind in "iu"
 
 
 def _type_key(x):

@@ -21,12 +21,10 @@ cdef inline int64_t numel_of(int ndim, const int64_t *shape) noexcept nogil:
 cdef bint dense_in_order(int ndim, const int64_t *shape, const int64_t *strides,
                          int itemsize, const int64_t *order) noexcept nogil:
     """Strides equal the packed strides of `order` (fastest first); size-1
-    dims are free, as ATen's compute_contiguous ignores them."""
+    dims are free, as in ATen's contiguity checks."""
     cdef int64_t expected = itemsize
     cdef int k
     cdef int64_t d
-    if numel_of(ndim, shape) == 0:
-        return True
     for k in range(ndim):
         d = order[k]
         if shape[d] != 1:
@@ -40,6 +38,8 @@ cdef bint is_c_contiguous(int ndim, const int64_t *shape, const int64_t *strides
                           int itemsize) noexcept nogil:
     cdef int64_t order[MAX_DIMS]
     cdef int k
+    if numel_of(ndim, shape) == 0:      # ATen: an empty tensor is contiguous
+        return True
     for k in range(ndim):
         order[k] = ndim - 1 - k
     return dense_in_order(ndim, shape, strides, itemsize, order)
@@ -60,6 +60,8 @@ cdef bint is_non_overlapping_dense(int ndim, const int64_t *shape,
     cdef int64_t perm[MAX_DIMS]
     cdef int64_t required = itemsize, tmp
     cdef int i, j
+    if is_c_contiguous(ndim, shape, strides, itemsize):
+        return True
     if ndim == 1:
         return shape[0] < 2 or strides[0] == itemsize
     for i in range(ndim):

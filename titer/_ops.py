@@ -74,8 +74,7 @@ OPS = [
         "complex": "titer_cmake(a.re - b.re, a.im - b.im)"}, (), "a - b"),
     Op("multiply", 2, 1, same(NUMERIC), {
         "bool": "a && b", "int": "(T)((U)a * (U)b)", "float": "a * b",
-        "complex": "titer_cmake(a.re * b.re - a.im * b.im,"
-                   " a.re * b.im + a.im * b.re)"}, (), "a * b"),
+        "complex": "titer_cmul(a, b)"}, (), "a * b"),
     Op("divide", 2, 1, same(HALF + FLOATS + COMPLEX), {
         "float": "a / b", "complex": "titer_cdiv(a, b)"},
        ("true_divide",), "a / b"),
@@ -91,8 +90,7 @@ OPS = [
         "complex": "titer_cabs(a)"}, ("abs",), "|a|"),
     Op("square", 1, 1, same(INTS + HALF + FLOATS + COMPLEX, 1), {
         "int": "(T)((U)a * (U)a)", "float": "a * a",
-        "complex": "titer_cmake(a.re * a.re - a.im * a.im,"
-                   " a.re * a.im + a.im * a.re)"}, (), "a * a"),
+        "complex": "titer_cmul(a, a)"}, (), "a * a"),
     Op("maximum", 2, 1, same(NUMERIC), {
         "bool": "a || b", "int": "(a >= b ? a : b)",
         "half": "((titer_half_ge(a, b) || titer_half_isnan(a)) ? a : b)",

@@ -113,9 +113,32 @@ TITER_INLINE int titer_half_le(titer_half a, titer_half b) {
 /* ---- real helpers (type-generic so one op-table expression covers f and d) ---- */
 #define titer_fabs(x) _Generic((x), float: fabsf, default: fabs)(x)
 
+/* ---- fused multiply-add where NumPy's dispatched loops use it ----
+ * NumPy's complex loops are compiled for AVX2+FMA3 and the compiler fuses
+ * a*b+c there, so their last bit depends on the CPU.  titer follows: FMA
+ * when the CPU has it (decided once at import), separate ops otherwise. */
+extern int titer_use_fma;
+#define titer_muladd(x, y, z) (titer_use_fma                                  \
+    ? _Generic((x), float: fmaf, default: fma)((x), (y), (z)) : (x) * (y) + (z))
+
 /* ---- complex: explicit formulas, as NumPy's loops (no C99 Annex G rescue) ---- */
 #define titer_cmake(r, i) ({ __typeof__(a) _z; _z.re = (r); _z.im = (i); _z; })
-#define titer_cabs(z) _Generic((z).re, float: hypotf, default: hypot)((z).re, (z).im)
+#define titer_cmul(x, y) titer_cmake(titer_muladd((x).re, (y).re, -((x).im * (y).im)), \
+                                     titer_muladd((x).re, (y).im, (x).im * (y).re))
+
+/* |z| as NumPy's SIMD loop computes it: larger * sqrt(1 + ratio^2), with
+ * inf winning over nan. */
+#define titer_cabs(z) ({                                                     \
+    __typeof__((z).re) _re = titer_fabs((z).re), _im = titer_fabs((z).im), _r; \
+    if (isinf(_re) || isinf(_im)) _r = (__typeof__(_re))INFINITY;           \
+    else if (isnan(_re) || isnan(_im)) _r = (__typeof__(_re))NAN;           \
+    else {                                                                  \
+        __typeof__(_re) _big = _re > _im ? _re : _im, _small = _re > _im ? _im : _re; \
+        __typeof__(_re) _ratio = _big == 0 ? 0 : _small / _big;             \
+        _r = _Generic(_re, float: sqrtf, default: sqrt)(                    \
+                 titer_muladd(_ratio, _ratio, (__typeof__(_re))1)) * _big;   \
+    }                                                                       \
+    _r; })
 
 /* Smith's division with NumPy's choices for a zero divisor. */
 #define titer_cdiv(x, y) ({                                                  \

@@ -1,0 +1,129 @@
+"""Shared helpers for the differential tests: value grids with the special
+values of each dtype, the layouts a NumPy user hands titer, and an exact
+comparison (NaN positions equal, signed zeros equal)."""
+import numpy as np
+
+from titer import _ops
+
+DTYPES = [np.dtype(c) for c in _ops.TYPECHARS]
+
+
+def special_values(dtype):
+    """Values every loop must get right for this dtype."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return [False, True]
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        vals = [0, 1, 2, 3, 7, info.max, info.max - 1, info.min]
+        if dtype.kind == "i":
+            vals += [-1, -2, -7, info.min + 1]
+        return vals
+    if dtype.kind == "f":
+        info = np.finfo(dtype)
+        return [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, np.inf, -np.inf, np.nan,
+                float(info.max), -float(info.max), float(info.tiny), float(info.smallest_subnormal),
+                -float(info.smallest_subnormal), 1e-3, 65504.0 if dtype.itemsize == 2 else 1e30]
+    part = special_values(np.float32 if dtype.itemsize == 8 else np.float64)
+    return [complex(r, i) for r in part[:10] for i in (0.0, -0.0, 1.0, -2.5, np.nan, np.inf)]
+
+
+def value_grid(dtype, shape, seed=0):
+    """An array of `shape` drawing from the special values plus random ones,
+    so every special value meets every other somewhere in a binary op."""
+    dtype = np.dtype(dtype)
+    rng = np.random.default_rng(seed)
+    specials = np.array(special_values(dtype), dtype=dtype)
+    n = int(np.prod(shape))
+    if dtype.kind == "b":
+        randoms = rng.integers(0, 2, size=n).astype(dtype)
+    elif dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        randoms = rng.integers(max(info.min, -100), min(info.max, 100), size=n,
+                               endpoint=True).astype(dtype)
+    elif dtype.kind == "f":
+        randoms = (rng.standard_normal(n) * 10).astype(dtype)
+    else:
+        randoms = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dtype)
+    picks = rng.integers(0, 3, size=n)
+    flat = np.where(picks == 0, specials[rng.integers(0, len(specials), size=n)], randoms)
+    return flat.astype(dtype).reshape(shape)
+
+
+def assert_same(actual, expected, context="", zero_sign=True):
+    """Exact equality: dtype, shape, every value; NaNs where NumPy has NaNs;
+    the sign of zero too unless zero_sign is False (maximum/minimum of +0
+    and -0, where NumPy's own answer depends on its SIMD path)."""
+    assert isinstance(actual, np.ndarray), "%s: got %r" % (context, type(actual))
+    assert actual.dtype == expected.dtype, "%s: dtype %s != %s" % (context, actual.dtype,
+                                                                  expected.dtype)
+    assert actual.shape == expected.shape, "%s: shape %s != %s" % (context, actual.shape,
+                                                                  expected.shape)
+    if expected.dtype.kind == "c":
+        assert_same(actual.real.copy(), expected.real.copy(), context + " (real)", zero_sign)
+        assert_same(actual.imag.copy(), expected.imag.copy(), context + " (imag)", zero_sign)
+        return
+    if expected.dtype.kind == "f":
+        nan_a, nan_e = np.isnan(actual), np.isnan(expected)
+        sign_differs = np.signbit(actual) != np.signbit(expected)
+        if not zero_sign:
+            sign_differs &= expected != 0
+        bad = (nan_a != nan_e) | (~nan_e & ((actual != expected) | sign_differs))
+    else:
+        bad = actual != expected
+    if bad.any():
+        idx = tuple(np.argwhere(bad)[0])
+        raise AssertionError("%s: %d mismatches, first at %s: titer %r, numpy %r"
+                             % (context, int(bad.sum()), idx, actual[idx], expected[idx]))
+
+
+def unaligned(arr):
+    """A copy of arr whose data pointer is off by one byte from alignment."""
+    raw = np.empty(arr.nbytes + 1, dtype=np.uint8)
+    view = raw[1:].view(arr.dtype).reshape(arr.shape)
+    view[...] = arr
+    return view
+
+
+def byteswapped(arr):
+    """The same values stored in the other byte order."""
+    return arr.astype(arr.dtype.newbyteorder())
+
+
+def channels_last(arr4d):
+    """The same values laid out NHWC (strides of a channels-last tensor)."""
+    return np.ascontiguousarray(arr4d.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
+
+
+def layouts(make, dtypes):
+    """(name, operands) pairs: the same logical inputs in many layouts.
+    `make(dtype, shape, seed)` creates a value grid."""
+    n = len(dtypes)
+    base = [make(dt, (6, 5), seed=i) for i, dt in enumerate(dtypes)]
+    yield "contiguous", base
+    yield "fortran", [np.asfortranarray(x) for x in base]
+    yield "transposed", [make(dt, (5, 6), seed=i).T for i, dt in enumerate(dtypes)]
+    yield "mixed C/F", [x if i % 2 == 0 else np.asfortranarray(x) for i, x in enumerate(base)]
+    yield "reversed", [x[::-1, ::-1] for x in base]
+    yield "step slices", [make(dt, (12, 15), seed=i)[::2, ::3] for i, dt in enumerate(dtypes)]
+    if n >= 2:
+        yield "broadcast row", [base[0]] + [make(dt, (5,), seed=9 + i)
+                                            for i, dt in enumerate(dtypes[1:])]
+        yield "broadcast column", [base[0]] + [make(dt, (6, 1), seed=9 + i)
+                                               for i, dt in enumerate(dtypes[1:])]
+        yield "outer broadcast", [make(dtypes[0], (6, 1), seed=3)] + [
+            make(dt, (1, 5), seed=4 + i) for i, dt in enumerate(dtypes[1:])]
+        yield "broadcast_to view", [base[0]] + [
+            np.broadcast_to(make(dt, (5,), seed=5 + i), (6, 5)) for i, dt in enumerate(dtypes[1:])]
+        yield "0-d operand", [base[0]] + [make(dt, (), seed=7 + i)
+                                          for i, dt in enumerate(dtypes[1:])]
+    yield "channels-last", [channels_last(make(dt, (2, 3, 4, 5), seed=i))
+                            for i, dt in enumerate(dtypes)]
+    yield "channels-last + contiguous", [channels_last(make(dtypes[0], (2, 3, 4, 5), seed=0))] + [
+        make(dt, (2, 3, 4, 5), seed=1 + i) for i, dt in enumerate(dtypes[1:])]
+    yield "0-size", [make(dt, (0, 5), seed=i) for i, dt in enumerate(dtypes)]
+    yield "0-d", [make(dt, (), seed=i) for i, dt in enumerate(dtypes)]
+    yield "size-1 dims", [make(dt, (1, 5, 1), seed=i) for i, dt in enumerate(dtypes)]
+    yield "unaligned", [unaligned(x) if x.dtype.itemsize > 1 else x for x in base]
+    yield "byte-swapped", [byteswapped(x) for x in base]
+    yield "long 1-d (several blocks)", [make(dt, (2100,), seed=i) for i, dt in enumerate(dtypes)]

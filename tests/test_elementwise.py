@@ -1,0 +1,259 @@
+"""titer.elementwise against NumPy: every op of the op table, every loop
+signature, every layout, every dtype pair, Python scalars, out= casting,
+in-place and overlapping operands.  Values must be bit-equal."""
+import itertools
+
+import numpy as np
+import pytest
+
+import titer
+from titer import _ops
+from oracle import DTYPES, assert_same, layouts, value_grid
+
+SIGNATURES = [(op, sig) for op in _ops.OPS for sig in op.types]
+
+
+# NumPy's maximum/minimum return either zero for max(+0, -0): its SIMD body
+# and its scalar tail disagree.  titer follows the documented
+# np.where(x1 >= x2, x1, x2); the sign of such zeros is not compared.
+ZERO_SIGN_FREE = {"maximum", "minimum"}
+
+
+# NumPy's complex64 multiply/square/absolute run fused multiply-adds in their
+# SIMD loops but not on negative strides, so NumPy gives different last bits
+# for the same values reversed.  titer gives the same bits in every layout:
+# those of NumPy's SIMD loop, i.e. NumPy's answer on contiguous copies.
+NUMPY_LAYOUT_DEPENDENT = {("multiply", "FF->F"), ("square", "F->F"), ("absolute", "F->f")}
+
+
+def same_as_numpy(name, actual, expected, context):
+    assert_same(actual, expected, context, zero_sign=name not in ZERO_SIGN_FREE)
+
+
+def numpy_call(name, *inputs, **kwargs):
+    with np.errstate(all="ignore"):
+        return getattr(np, name)(*inputs, **kwargs)
+
+
+def titer_call(name, out, *inputs, **kwargs):
+    with np.errstate(all="ignore"):
+        return titer.elementwise(name, out, *inputs, **kwargs)
+
+
+def builtin_base(exc_type):
+    """The builtin exception class a NumPy exception is (TypeError for
+    numpy's _UFuncOutputCastingError, and so on)."""
+    return next(c for c in exc_type.__mro__ if c.__module__ == "builtins")
+
+
+def outcome(call):
+    try:
+        return call(), None
+    except Exception as exc:  # noqa: BLE001 - we compare whatever NumPy raises
+        return None, exc
+
+
+def assert_like_numpy(name, inputs, context, **kwargs):
+    """Same result, or the same kind of exception, as numpy.<name>."""
+    expected, np_exc = outcome(lambda: numpy_call(name, *inputs, **kwargs))
+    out = kwargs.pop("out", None)
+    actual, titer_exc = outcome(lambda: titer_call(name, out, *inputs, **kwargs))
+    if np_exc is not None:
+        assert titer_exc is not None, "%s: NumPy raised %r, titer returned" % (context, np_exc)
+        assert isinstance(titer_exc, builtin_base(type(np_exc))), (
+            "%s: NumPy raised %r, titer raised %r" % (context, np_exc, titer_exc))
+        return
+    assert titer_exc is None, "%s: titer raised %r, NumPy returned" % (context, titer_exc)
+    same_as_numpy(name, actual, expected, context)
+
+
+def test_op_table_covers_numpy_loops():
+    """Every numeric loop NumPy has for these ufuncs has a titer loop."""
+    canon = {np.dtype(c).char: c for c in _ops.TYPECHARS}
+    canon.update({"q": "l", "Q": "L"})
+    for op in _ops.OPS:
+        for sig in getattr(np, op.name).types:
+            ins, outs = sig.split("->")
+            if any(c not in canon for c in ins + outs):
+                continue                # object, datetime, long double
+            mapped = "".join(canon[c] for c in ins) + "->" + "".join(canon[c] for c in outs)
+            assert mapped in op.types, "%s: NumPy loop %s missing" % (op.name, sig)
+
+
+@pytest.mark.parametrize("op, sig", SIGNATURES, ids=["%s-%s" % (op.name, sig) for op, sig in SIGNATURES])
+def test_signature_in_every_layout(op, sig):
+    ins, _ = _ops.parse_signature(sig)
+    dtypes = [np.dtype(c) for c in ins]
+    for name, operands in layouts(value_grid, dtypes):
+        if (op.name, sig) in NUMPY_LAYOUT_DEPENDENT and name == "reversed":
+            expected = numpy_call(op.name, *[np.ascontiguousarray(x) for x in operands])
+        else:
+            expected = numpy_call(op.name, *operands)
+        actual = titer_call(op.name, None, *operands)
+        same_as_numpy(op.name, actual, expected, "%s %s %s" % (op.name, sig, name))
+
+
+@pytest.mark.parametrize("op", [op for op in _ops.OPS if op.nin == 2], ids=lambda op: op.name)
+@pytest.mark.parametrize("dtype1", DTYPES, ids=str)
+def test_every_dtype_pair(op, dtype1):
+    for dtype2 in DTYPES:
+        a = value_grid(dtype1, (4, 7), seed=1)
+        b = value_grid(dtype2, (4, 7), seed=2)
+        assert_like_numpy(op.name, (a, b), "%s %s,%s" % (op.name, dtype1, dtype2))
+
+
+@pytest.mark.parametrize("op", [op for op in _ops.OPS if op.nin == 1], ids=lambda op: op.name)
+def test_every_dtype_unary(op):
+    for dtype in DTYPES:
+        assert_like_numpy(op.name, (value_grid(dtype, (3, 9)),), "%s %s" % (op.name, dtype))
+
+
+PY_SCALARS = [0, 1, -1, 7, 255, 300, -129, 2 ** 40, 2 ** 63, 2 ** 70, -(2 ** 64),
+              1.5, -0.0, float("nan"), float("inf"), 1e300, 2 + 3j, complex(0, float("nan")),
+              True, False, np.float32(1.25), np.int8(-3), np.uint64(2 ** 63), np.complex64(1j)]
+
+
+@pytest.mark.parametrize("op", [op for op in _ops.OPS if op.nin == 2], ids=lambda op: op.name)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_python_and_numpy_scalars(op, dtype):
+    """NEP 50: Python scalars are weak, NumPy scalars are strong; out-of-range
+    Python ints raise OverflowError except in comparisons."""
+    a = value_grid(dtype, (11,), seed=3)
+    for scalar in PY_SCALARS:
+        assert_like_numpy(op.name, (a, scalar), "%s %s, %r" % (op.name, dtype, scalar))
+        assert_like_numpy(op.name, (scalar, a), "%s %r, %s" % (op.name, scalar, dtype))
+
+
+@pytest.mark.parametrize("op", _ops.OPS, ids=lambda op: op.name)
+def test_out_of_every_dtype(op):
+    """Casting into out follows the casting rule; values as NumPy's."""
+    inputs = [value_grid(np.float32 if op.nin == 1 else np.int16, (5, 4), seed=i)
+              for i in range(op.nin)]
+    for out_dtype in DTYPES:
+        for casting in ("same_kind", "unsafe"):
+            out = np.zeros((5, 4), dtype=out_dtype)
+            expected_out = np.zeros((5, 4), dtype=out_dtype)
+            expected, np_exc = outcome(lambda: numpy_call(op.name, *inputs, out=expected_out,
+                                                          casting=casting))
+            actual, titer_exc = outcome(lambda: titer_call(op.name, out, *inputs,
+                                                           casting=casting))
+            context = "%s out=%s casting=%s" % (op.name, out_dtype, casting)
+            if np_exc is not None:
+                assert isinstance(titer_exc, builtin_base(type(np_exc))), context
+                assert not out.any(), context + ": out was written"
+                continue
+            assert titer_exc is None, "%s: %r" % (context, titer_exc)
+            assert actual is out
+            same_as_numpy(op.name, out, expected_out, context)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "float32", "float64", "complex64"])
+def test_dtype_keyword(dtype):
+    a = value_grid(np.int16, (9,), seed=4)
+    b = value_grid(np.float32, (9,), seed=5)
+    for name in ("add", "multiply", "maximum", "less"):
+        for casting in ("same_kind", "unsafe"):
+            assert_like_numpy(name, (a, b), "%s dtype=%s" % (name, dtype), dtype=dtype,
+                              casting=casting)
+
+
+def test_out_tuple_and_return_value():
+    a, b = np.arange(6.0), np.ones(6)
+    out = np.empty(6)
+    assert titer.elementwise("add", (out,), a, b) is out
+    assert_same(out, a + b)
+
+
+def test_out_broadcasts_inputs_up():
+    """Inputs broadcast to a larger out, as in NumPy; out is never broadcast."""
+    a, b = value_grid(np.float64, (3,)), value_grid(np.float64, (2, 3), seed=2)
+    out, expected = np.empty((4, 2, 3)), np.empty((4, 2, 3))
+    titer.elementwise("subtract", out, a, b)
+    np.subtract(a, b, out=expected)
+    assert_same(out, expected)
+
+
+def test_array_likes_are_converted_as_numpy_does():
+    assert_like_numpy("add", ([1, 2, 3], (4.5, 5, 6)), "lists")
+    assert_like_numpy("multiply", ([[1], [2]], np.arange(3, dtype=np.uint8)), "nested list")
+
+
+def test_exact_alias_in_place():
+    for dtype in DTYPES:
+        a = value_grid(dtype, (50,), seed=6)
+        expected = numpy_call("add", a, a) if dtype != np.bool_ else numpy_call("add", a, a)
+        titer_call("add", a, a, a)
+        assert_same(a, expected, "in place %s" % dtype)
+
+
+@pytest.mark.parametrize("case", ["shifted", "reversed", "transposed", "interleaved"])
+def test_overlapping_input_is_as_if_copied(case):
+    """NumPy's rule: the result is as if inputs had been copied first."""
+    base = value_grid(np.float64, (8, 8), seed=7)
+    ours, theirs = base.copy(), base.copy()
+
+    def views(x):
+        if case == "shifted":
+            return x[1:], x[:-1], 2.0
+        if case == "reversed":
+            return x, x[::-1], x
+        if case == "transposed":
+            return x, x.T, x
+        return x[:, ::2], x[:, 1::2], x[:, ::2]
+
+    out_t, in1_t, in2_t = views(ours)
+    out_n, in1_n, in2_n = views(theirs)
+    titer_call("subtract", out_t, in1_t, in2_t)
+    numpy_call("subtract", in1_n, in2_n, out=out_n)
+    assert_same(ours, theirs, case)
+
+
+def test_mixed_dtypes_are_cast_in_blocks_not_copied():
+    """float32 + float64 over several 512-element blocks and a tail."""
+    a = value_grid(np.float32, (3, 1000), seed=8)
+    b = value_grid(np.float64, (3, 1000), seed=9)
+    assert_same(titer.elementwise("add", None, a, b), np.add(a, b))
+    it = titer.IterConfig().add_output(None).add_input(a).add_input(b).promote_inputs_to_common_dtype().check_all_same_dtype(False).build()
+    assert "cast to float64" in it.explain()
+
+
+def test_large_arrays_across_chunks_and_blocks():
+    """Above the grain size: threads, blocks and loop tails all line up."""
+    for dtype in (np.uint8, np.int64, np.float16, np.float32, np.complex128):
+        a = value_grid(dtype, (70001,), seed=10)
+        b = value_grid(dtype, (70001,), seed=11)
+        for name in ("add", "maximum", "less_equal"):
+            same_as_numpy(name, titer_call(name, None, a, b), numpy_call(name, a, b), name)
+        assert_same(titer_call("multiply", None, a[::3], b[1::3]),
+                    numpy_call("multiply", a[::3], b[1::3]), "strided")
+
+
+def test_float16_rounding_matches_numpy_exhaustively():
+    """Every float16 bit pattern through the float16 loops."""
+    allh = np.arange(65536, dtype=np.uint16).view(np.float16)
+    other = np.roll(allh, 12345)
+    for name in ("add", "subtract", "multiply", "divide", "square", "absolute", "negative",
+                 "maximum", "minimum", "less", "equal"):
+        inputs = (allh,) if getattr(np, name).nin == 1 else (allh, other)
+        same_as_numpy(name, titer_call(name, None, *inputs), numpy_call(name, *inputs), name)
+
+
+def test_casts_between_every_dtype_pair():
+    """The cast loops (used for mixed operands and out=) equal NumPy's astype
+    on in-range values, through `positive`/`add` with an out of another dtype."""
+    for src, dst in itertools.product(DTYPES, DTYPES):
+        if src.kind == "c" and dst.kind != "c":
+            continue                    # discards the imaginary part: not a ufunc cast
+        if src.kind == "b":
+            x = np.array([True, False, True])
+        elif src.kind in "iu":
+            x = np.array([0, 1, 5, 100], dtype=src)
+        else:
+            x = np.array([0, 1, 2.5, -0.0, 100], dtype=src)
+            if dst.kind == "u":
+                x = np.abs(x)
+        out = np.empty(x.shape, dtype=dst)
+        expected = np.empty(x.shape, dtype=dst)
+        np.add(x, np.zeros((), dtype=src), out=expected, casting="unsafe")
+        titer.elementwise("add", out, x, np.zeros((), dtype=src), casting="unsafe")
+        assert_same(out, expected, "%s -> %s" % (src, dst))
