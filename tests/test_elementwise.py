@@ -2,6 +2,7 @@
 signature, every layout, every dtype pair, Python scalars, out= casting,
 in-place and overlapping operands.  Values must be bit-equal."""
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -46,24 +47,35 @@ def builtin_base(exc_type):
     return next(c for c in exc_type.__mro__ if c.__module__ == "builtins")
 
 
-def outcome(call):
-    try:
-        return call(), None
-    except Exception as exc:  # noqa: BLE001 - we compare whatever NumPy raises
-        return None, exc
+def outcome(call, warned=None):
+    """(result, exception); warning categories other than RuntimeWarning
+    (FP errors are compared in test_errors) go to `warned`."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = call(), None
+        except Exception as exc:  # noqa: BLE001 - we compare whatever NumPy raises
+            result = None, exc
+    if warned is not None:
+        warned.extend(sorted({w.category.__name__ for w in caught
+                              if not issubclass(w.category, RuntimeWarning)}))
+    return result
 
 
 def assert_like_numpy(name, inputs, context, **kwargs):
     """Same result, or the same kind of exception, as numpy.<name>."""
-    expected, np_exc = outcome(lambda: numpy_call(name, *inputs, **kwargs))
+    np_warned, titer_warned = [], []
+    expected, np_exc = outcome(lambda: numpy_call(name, *inputs, **kwargs), np_warned)
     out = kwargs.pop("out", None)
-    actual, titer_exc = outcome(lambda: titer_call(name, out, *inputs, **kwargs))
+    actual, titer_exc = outcome(lambda: titer_call(name, out, *inputs, **kwargs), titer_warned)
     if np_exc is not None:
         assert titer_exc is not None, "%s: NumPy raised %r, titer returned" % (context, np_exc)
         assert isinstance(titer_exc, builtin_base(type(np_exc))), (
             "%s: NumPy raised %r, titer raised %r" % (context, np_exc, titer_exc))
         return
     assert titer_exc is None, "%s: titer raised %r, NumPy returned" % (context, titer_exc)
+    assert titer_warned == np_warned, "%s: warnings %s, NumPy's %s" % (context, titer_warned,
+                                                                      np_warned)
     same_as_numpy(name, actual, expected, context)
 
 

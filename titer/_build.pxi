@@ -460,6 +460,8 @@ cdef int compute_fast_setup_type(Plan *p, BuildState st, BuildFlags *flags) noex
         return FAST_NONE
     if all_operands_have(p, st, FAST_CONTIGUOUS):
         return FAST_CONTIGUOUS
+    if flags.enforce_linear_iteration:  # the other layouts walk memory, not C order
+        return FAST_NONE
     if (p.ndim == 4 or p.ndim == 5) and all_operands_have(p, st, FAST_CHANNELS_LAST):
         return FAST_CHANNELS_LAST
     if not all_operands_have(p, st, FAST_NON_OVERLAPPING_DENSE):

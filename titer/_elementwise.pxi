@@ -43,6 +43,7 @@ cdef class Resolved:
     cdef list out_dtypes
     cdef int codes[MAX_OPERANDS]       # NumPy order: inputs, then outputs
     cdef int operand_codes[MAX_OPERANDS]   # titer order: outputs, then inputs
+    cdef bint discards_imaginary   # a complex value is cast to a real dtype
     cdef str signature
 
 
@@ -105,6 +106,11 @@ cdef Resolved resolve(OpEntry op, tuple in_types, list outs, dtype, casting):
         res.operand_codes[i] = res.codes[op.nin + i]
     for i in range(op.nin):
         res.operand_codes[op.nout + i] = res.codes[i]
+    res.discards_imaginary = any(
+        (dt.kind == "c" if isinstance(dt, np.dtype) else dt is complex) and loop.kind != "c"
+        for dt, loop in zip(in_types, res.loop_dtypes[op.nout:])) or any(
+        outs[i] is not None and res.out_dtypes[i].kind == "c" and outs[i].dtype.kind != "c"
+        for i in range(op.nout))
     for i in range(op.nout):
         if outs[i] is not None and not np.can_cast(res.out_dtypes[i], outs[i].dtype, casting):
             raise TypeError("Cannot cast ufunc '%s' output from %r to %r with casting rule %r"
@@ -266,6 +272,9 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind"):
     if run != &plan and run.numel >= 4096:
         plan = run[0]                   # the GIL goes: run a private copy
         run = &plan
+    if res.discards_imaginary:
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      np.exceptions.ComplexWarning, stacklevel=2)
     flag_bits = run_plan(run)
     if flag_bits:
         _report_fpe(fpe_bits(flag_bits), op.name)

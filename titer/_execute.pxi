@@ -255,11 +255,11 @@ def _report_fpe(int bits, str name):
             continue
         message = "%s encountered in %s" % (text, name)
         if mode == "warn":
-            warnings.warn(message, RuntimeWarning, stacklevel=3)
+            warnings.warn(message, RuntimeWarning, stacklevel=2)  # the caller's line
         elif mode == "raise":
             raise FloatingPointError(message)
         elif mode == "call":
-            np.geterrcall()(text, bit)
+            np.geterrcall()(text, bits)     # NumPy passes every raised flag
         elif mode == "print":
             print("Warning: %s" % message)
         elif mode == "log":
