@@ -44,7 +44,10 @@ def kind_of(char):
     return "complex"
 
 
-Op = namedtuple("Op", "name nin nout types expr aliases doc")
+Op = namedtuple("Op", "name nin nout types expr aliases doc identity",
+                defaults=(None,))
+# identity: the value a reduction over an empty axis starts from (NumPy's
+# ufunc.identity), or None where the op has none (maximum, minimum).
 
 
 def same(chars, nin=2):
@@ -68,13 +71,13 @@ def complex_to_real(chars):
 OPS = [
     Op("add", 2, 1, same(NUMERIC), {
         "bool": "a || b", "int": "(T)((U)a + (U)b)", "float": "a + b",
-        "complex": "titer_cmake(a.re + b.re, a.im + b.im)"}, (), "a + b"),
+        "complex": "titer_cmake(a.re + b.re, a.im + b.im)"}, (), "a + b", 0),
     Op("subtract", 2, 1, same(INTS + HALF + FLOATS + COMPLEX), {
         "int": "(T)((U)a - (U)b)", "float": "a - b",
         "complex": "titer_cmake(a.re - b.re, a.im - b.im)"}, (), "a - b"),
     Op("multiply", 2, 1, same(NUMERIC), {
         "bool": "a && b", "int": "(T)((U)a * (U)b)", "float": "a * b",
-        "complex": "titer_cmul(a, b)"}, (), "a * b"),
+        "complex": "titer_cmul(a, b)"}, (), "a * b", 1),
     Op("divide", 2, 1, same(HALF + FLOATS + COMPLEX), {
         "float": "a / b", "complex": "titer_cdiv(a, b)"},
        ("true_divide",), "a / b"),
