@@ -59,7 +59,8 @@ extensions = [
         extra_compile_args=compile_args,
         extra_link_args=omp_link,
         depends=["titer/_core.pxd", "titer/src/titer_generated.h",
-                 "titer/src/titer_loops.h", "titer/src/titer_scalar.h"]
+                 "titer/src/titer_loops.h", "titer/src/titer_scalar.h",
+                 "titer/src/titer_tile.h"]
         + [os.path.join("titer", f) for f in os.listdir("titer") if f.endswith(".pxi")],
     )
 ]

@@ -80,6 +80,7 @@ cdef int build_plan(Plan *p, BuildState st, BuildFlags *flags, int noutputs) exc
         allocate_or_resize_outputs(p, st)
         coalesce_dimensions(p)
     prepare_casts(p)
+    plan_cache_blocking(p)
     return 0
 
 
@@ -695,4 +696,38 @@ cdef int prepare_casts(Plan *p) except -1:
             op.cast = NULL
         if op.staged or op.cast != NULL:
             p.buffered = True
+    return 0
+
+
+cdef enum:
+    TILE_MIN_ELEMENTS = 1 << 16       # below this the transposes do not pay
+
+cdef int plan_cache_blocking(Plan *p) noexcept:
+    """Operands that disagree on the fastest dim (a.T + b, NCHW with NHWC):
+    no order from reorder_dimensions suits them all, so dims 0 and 1 are
+    walked in tiles and each operand contiguous along dim 1 instead of dim
+    0 goes through a transposed tile buffer that fits in L1."""
+    cdef int i, widest = 1
+    cdef bint any_transposed = False, any_straight = False
+    p.tile = 0
+    for i in range(p.ntensors):
+        p.op[i].transposed = False
+    if p.ndim < 2 or p.buffered or p.numel < TILE_MIN_ELEMENTS or p.is_reduction:
+        return 0
+    for i in range(p.ntensors):
+        widest = max(widest, p.op[i].itemsize)
+        if p.op[i].stride[0] == p.op[i].itemsize:
+            any_straight = True
+        elif p.op[i].stride[1] == p.op[i].itemsize and p.op[i].stride[0] != 0:
+            p.op[i].transposed = True
+            any_transposed = True
+    if not (any_transposed and any_straight):
+        for i in range(p.ntensors):
+            p.op[i].transposed = False
+        return 0
+    p.tile = 64 if widest <= 4 else 32       # a tile of each operand: <= 16 KiB
+    if p.shape[0] < p.tile or p.shape[1] < p.tile:
+        p.tile = 0
+        for i in range(p.ntensors):
+            p.op[i].transposed = False
     return 0

@@ -31,6 +31,7 @@ cdef struct Operand:
     bint is_defined                # False: an output still to be allocated
     bint will_resize
     bint staged                    # unaligned or swapped: moved through a native buffer
+    bint transposed                # tiled plans: walked through a transposed tile buffer
     titer_cast_fn cast             # operand dtype -> loop dtype (inputs) or back (outputs)
 
 cdef struct Plan:
@@ -45,6 +46,7 @@ cdef struct Plan:
     int fast_setup
     bint is_reduction
     bint buffered                  # some operand needs a cast or staging
+    int tile                       # > 0: cache-blocked over dims 0 and 1, tiles of tile x tile
     titer_loop1d loop
     Operand op[MAX_OPERANDS]
 

@@ -157,6 +157,7 @@ def has_openmp():
 include "_layout.pxi"
 include "_build.pxi"
 include "_execute.pxi"
+include "_tiled.pxi"
 include "_iterator.pxi"
 include "_plan_cache.pxi"
 include "_elementwise.pxi"

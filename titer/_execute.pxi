@@ -199,6 +199,8 @@ cdef int for_each(const Plan *p, int64_t grain, int nthreads) noexcept nogil:
     cdef int *chunk_flags
     if numel == 0:
         return 0
+    if p.tile > 0:
+        return for_each_tiled(p, grain, nthreads)
     nchunks = chunk_count(numel, grain, nthreads)
     feclearexcept(FPE_MASK)
     if nchunks == 1:

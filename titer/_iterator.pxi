@@ -222,6 +222,9 @@ cdef class TensorIterator:
 cdef str _loop_variant(const Plan *p):
     cdef int i, scalars = 0
     cdef int64_t s
+    if p.tile > 0:
+        return "cache-blocked %dx%d tiles over dims 0 and 1 (transposed operands: %s)" % (
+            p.tile, p.tile, ", ".join(str(i) for i in range(p.ntensors) if p.op[i].transposed))
     if p.buffered:
         return "buffered (cast/staged blocks of %d)" % BUFFER_BLOCK
     for i in range(p.ntensors):
