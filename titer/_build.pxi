@@ -81,6 +81,7 @@ cdef int build_plan(Plan *p, BuildState st, BuildFlags *flags, int noutputs) exc
         coalesce_dimensions(p)
     prepare_casts(p)
     plan_cache_blocking(p)
+    plan_streaming_stores(p)
     return 0
 
 
@@ -730,4 +731,14 @@ cdef int plan_cache_blocking(Plan *p) noexcept:
         p.tile = 0
         for i in range(p.ntensors):
             p.op[i].transposed = False
+    return 0
+
+
+cdef int plan_streaming_stores(Plan *p) noexcept:
+    """A unit-stride output bigger than half the last-level cache cannot stay
+    cached anyway: write it with non-temporal stores (see titer_stream.h)."""
+    p.stream_output = (p.noutputs == 1 and p.ndim == 1 and not p.buffered and p.tile == 0
+                       and not p.is_reduction
+                       and p.op[0].stride[0] == p.op[0].itemsize
+                       and p.numel * p.op[0].itemsize >= _stream_min_bytes)
     return 0

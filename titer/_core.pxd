@@ -47,6 +47,7 @@ cdef struct Plan:
     bint is_reduction
     bint buffered                  # some operand needs a cast or staging
     int tile                       # > 0: cache-blocked over dims 0 and 1, tiles of tile x tile
+    bint stream_output             # output 0 is written with non-temporal stores
     titer_loop1d loop
     Operand op[MAX_OPERANDS]
 

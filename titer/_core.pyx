@@ -150,6 +150,32 @@ def get_grain_size():
     return _grain_size
 
 
+def _last_level_cache_bytes():
+    """Size of the largest CPU cache (sysfs on Linux), 8 MiB if unknown."""
+    best = 0
+    base = "/sys/devices/system/cpu/cpu0/cache"
+    try:
+        for entry in os.listdir(base):
+            with open(os.path.join(base, entry, "size")) as f:
+                text = f.read().strip()
+            scale = {"K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}.get(text[-1:], 1)
+            best = max(best, int(text.rstrip("KMG")) * scale)
+    except (OSError, ValueError):
+        pass
+    return best or 8 * 1024 ** 2
+
+
+cdef int64_t _stream_min_bytes = _last_level_cache_bytes() // 2
+
+
+def _set_stream_min_bytes(int64_t n):
+    """Outputs of at least n bytes use streaming stores; returns the old
+    threshold (tests and benchmarks move it)."""
+    global _stream_min_bytes
+    old, _stream_min_bytes = _stream_min_bytes, n
+    return old
+
+
 def has_openmp():
     return bool(TITER_HAVE_OPENMP)
 

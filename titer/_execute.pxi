@@ -130,6 +130,31 @@ cdef void buffered_row(const Plan *p, char **row, const int64_t *strides, int64_
         off += m
 
 
+cdef extern from "titer_stream.h" nogil:
+    void titer_stream_copy(char *dst, const char *src, int64_t nbytes)
+    void titer_stream_fence()
+
+
+cdef void streamed_row(const Plan *p, char **row, const int64_t *strides, int64_t n,
+                       char *buffer) noexcept nogil:
+    """The loop writes blocks into an L1 buffer; they go out non-temporally."""
+    cdef char *ptrs[MAX_OPERANDS]
+    cdef int64_t bstrides[MAX_OPERANDS]
+    cdef int64_t off = 0, m, block = STAGE_BYTES // p.op[0].itemsize
+    cdef int t
+    bstrides[0] = p.op[0].itemsize
+    ptrs[0] = buffer
+    for t in range(1, p.ntensors):
+        bstrides[t] = strides[t]
+    while off < n:
+        m = min(block, n - off)
+        for t in range(1, p.ntensors):
+            ptrs[t] = row[t] + off * strides[t]
+        p.loop(ptrs, bstrides, m)
+        titer_stream_copy(row[0] + off * strides[0], buffer, m * p.op[0].itemsize)
+        off += m
+
+
 cdef inline void loop2d(const Plan *p, char **ptrs, const int64_t *strides,
                         int64_t size0, int64_t size1, char *buffers) noexcept nogil:
     """Seed 003's loop2d: size1 rows of size0 elements; row r starts at
@@ -142,6 +167,8 @@ cdef inline void loop2d(const Plan *p, char **ptrs, const int64_t *strides,
     for j in range(size1):
         if p.buffered:
             buffered_row(p, row, strides, size0, buffers)
+        elif p.stream_output:
+            streamed_row(p, row, strides, size0, buffers)
         else:
             p.loop(row, strides, size0)
         for t in range(nt):
@@ -159,7 +186,7 @@ cdef void serial_for_each(const Plan *p, int64_t begin, int64_t end) noexcept no
     cdef char *buffers = NULL
     if end <= begin:
         return
-    if p.buffered:
+    if p.buffered or p.stream_output:
         buffers = <char *>aligned_alloc(64, nt * 2 * STAGE_BYTES)
         if buffers == NULL:
             return
@@ -180,6 +207,8 @@ cdef void serial_for_each(const Plan *p, int64_t begin, int64_t end) noexcept no
             counter_max_2d_step(&counter, step)
             loop2d(p, ptrs, strides, step[0], step[1], buffers)
             counter_increment(&counter, step)
+    if p.stream_output:
+        titer_stream_fence()
     free(buffers)
 
 
