@@ -60,7 +60,7 @@ extensions = [
         extra_link_args=omp_link,
         depends=["titer/_core.pxd", "titer/src/titer_generated.h",
                  "titer/src/titer_loops.h", "titer/src/titer_scalar.h",
-                 "titer/src/titer_tile.h"]
+                 "titer/src/titer_tile.h", "titer/src/titer_stream.h"]
         + [os.path.join("titer", f) for f in os.listdir("titer") if f.endswith(".pxi")],
     )
 ]
