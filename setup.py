@@ -18,6 +18,7 @@ from setuptools import Extension, setup
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "titer"))
 import _codegen  # noqa: E402  (the op table -> C loops)
+import _codegen_reduce  # noqa: E402  (the op table -> reduction/scan kits)
 
 DEBUG = os.environ.get("TITER_DEBUG", "") not in ("", "0")
 
@@ -44,6 +45,7 @@ def openmp_flags():
 
 
 _codegen.write()
+_codegen_reduce.write()
 omp_compile, omp_link = openmp_flags()
 compile_args = omp_compile + (["-O0", "-g"] if DEBUG else ["-O3"]) + [
     "-fno-math-errno",          # lets sqrt/fabs inline; errno is not observable here
@@ -60,7 +62,8 @@ extensions = [
         extra_link_args=omp_link,
         depends=["titer/_core.pxd", "titer/src/titer_generated.h",
                  "titer/src/titer_loops.h", "titer/src/titer_scalar.h",
-                 "titer/src/titer_tile.h", "titer/src/titer_stream.h"]
+                 "titer/src/titer_tile.h", "titer/src/titer_stream.h",
+                 "titer/src/titer_reduce.h", "titer/src/titer_reduce_generated.h"]
         + [os.path.join("titer", f) for f in os.listdir("titer") if f.endswith(".pxi")],
     )
 ]

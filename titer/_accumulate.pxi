@@ -1,0 +1,107 @@
+# titer.accumulate = np.<op>.accumulate, with seed 002's restride trick: the
+# scanned dim is squashed to size 1 (declare_static_shape) so the iterator
+# orders and coalesces every other dim; titer_scan_run then runs a serial
+# scan along the axis for each of them, in parallel over them.  Each step is
+# the op's own kernel, so the result is NumPy's sequential one, bit for bit.
+
+cdef extern from "titer_reduce_generated.h" nogil:
+    ctypedef struct titer_scan_plan:
+        const titer_reduce_kit *kit
+        titer_loop1d rowloop
+        titer_loop1d copyloop
+        const char *in_ "in"
+        char *out
+        int64_t n
+        int64_t is_ "is"
+        int64_t os
+        titer_rdims kd
+        int64_t kout[MAX_DIMS]
+        int64_t nout
+    int titer_scan_run(const titer_scan_plan *s, int nthreads, int64_t grain)
+
+
+def accumulate(name, x, axis=0, dtype=None, out=None):
+    """``numpy.<name>.accumulate(x, axis, dtype, out)`` computed by titer."""
+    cdef OpEntry entry = _reduce_entry(name)
+    xa = x if cnp.PyArray_Check(x) else np.asarray(x)
+    cdef titer_scan_plan s
+    cdef Plan plan
+    cdef BuildState st
+    cdef BuildFlags flags
+    cdef int codes[2]
+    cdef int k, bits
+    dtype_code(xa.dtype)
+    if xa.ndim == 0:
+        raise TypeError("cannot accumulate on a scalar")
+    if axis is None or isinstance(axis, (tuple, list)):
+        raise TypeError("accumulate takes one integer axis, got %r" % (axis,))
+    ax = _normalize_axes(axis, xa.ndim)[0]
+    if out is not None:
+        if isinstance(out, tuple):
+            if len(out) != 1:
+                raise ValueError("The 'out' tuple must have exactly one entry")
+            out = out[0]
+        if not cnp.PyArray_Check(out):
+            raise TypeError("output must be an array")
+        dtype_code(out.dtype)
+        if out.shape != xa.shape:
+            raise ValueError("accumulate output shape %s does not match the input shape %s"
+                             % (out.shape, xa.shape))
+        if not out.flags.writeable:
+            raise ValueError("output array is read-only")
+    T = _loop_dtype(entry, xa.dtype, dtype, out)
+    exact_alias = (out is not None and out.dtype == xa.dtype
+                   and cnp.PyArray_DATA(<cnp.ndarray>out) == cnp.PyArray_DATA(<cnp.ndarray>xa)
+                   and out.strides == xa.strides)
+    direct = (out is not None and _usable_as_is(out, T)
+              and (exact_alias or not np.may_share_memory(out, xa)))
+    res = out if direct else _keep_order_empty(xa.shape, xa, T)
+    if xa.size == 0:
+        return res if out is None else out
+    xin = _as_loop_input(xa, T)
+
+    # the restride trick: both operands seen with the axis squashed to 1
+    squash = tuple(slice(0, 1) if d == ax else slice(None) for d in range(xa.ndim))
+    st = BuildState.__new__(BuildState)
+    flags = numpy_ufunc_flags()
+    flags.check_mem_overlap = False
+    flags.has_static_shape = True
+    st.arrays = [res[squash], xin[squash]]
+    st.out_dtypes = [T]
+    st.loop_dtypes = [T, T]
+    codes[0] = codes[1] = dtype_code(<cnp.dtype>T)
+    st.loop_codes = codes
+    st.static_shape = tuple(1 if d == ax else xa.shape[d] for d in range(xa.ndim))
+    st.copied_inputs = False
+    st.is_scalar[0] = st.is_scalar[1] = False
+    build_plan(&plan, st, &flags, 1)
+
+    sig = T.char * 2 + "->" + T.char
+    s.kit = <const titer_reduce_kit *><uintptr_t>_KITS[(entry.name, T.char)]
+    s.rowloop = <titer_loop1d><uintptr_t>entry.loops[sig]
+    s.copyloop = titer_copy_table[codes[0]]
+    s.out = <char *>cnp.PyArray_DATA(<cnp.ndarray>res)
+    s.in_ = <const char *>cnp.PyArray_DATA(<cnp.ndarray>xin)
+    s.n = xa.shape[ax]
+    s.os = res.strides[ax]
+    s.is_ = xin.strides[ax]
+    s.kd.ndim = 0
+    s.nout = 1
+    for k in range(plan.ndim):
+        if plan.shape[k] == 1:
+            continue
+        s.kd.shape[s.kd.ndim] = plan.shape[k]
+        s.kd.stride[s.kd.ndim] = plan.op[1].stride[k]
+        s.kout[s.kd.ndim] = plan.op[0].stride[k]
+        s.kd.ndim += 1
+        s.nout *= plan.shape[k]
+    with nogil:
+        bits = titer_scan_run(&s, _num_threads, _grain_size)
+    bits = fpe_bits(bits)
+    if entry.name in _QUIET_INVALID:
+        bits &= ~8
+    _report_fpe(bits, "accumulate")
+    if out is not None and not direct:
+        _report_fpe(fpe_bits(copy_into(out, res)), "cast")
+        return out
+    return res

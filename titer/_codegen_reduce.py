@@ -1,0 +1,220 @@
+"""Generate the reduction and scan kits from the op table (run by setup.py).
+
+Output: ``titer/src/titer_reduce_generated.h`` (not committed).  Every binary
+op-table signature whose inputs and output share one type (``"ff->f"``, what
+``np.<op>.reduce`` accepts) gets a *kit*: pairwise and in-order folds, a
+vectorised cascade over rows, a scan, all built on the op's own scalar kernel
+``titer_k_<op>_<sig>`` from ``titer_generated.h``.  New reducible ops in the
+table get kits without any change here.  ``titer/src/titer_reduce.h`` holds
+the drivers that walk the iteration space and split it over threads.
+"""
+import os
+import sys
+
+if __package__ in (None, ""):          # run as a script from setup.py
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import _codegen as codegen         # noqa: E402
+    import _ops as ops                 # noqa: E402
+else:
+    from . import _codegen as codegen
+    from . import _ops as ops
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TARGET = os.path.join(HERE, "src", "titer_reduce_generated.h")
+
+# float16 sums and products accumulate in float and round once, as NumPy's
+# HALF_add / HALF_multiply reduce loops do.
+HALF_IN_FLOAT = {"add": "a + b", "multiply": "a * b"}
+
+
+def reducible_signatures(op):
+    """The signatures np.<op>.reduce can use: binary, one output, one type."""
+    if op.nin != 2 or op.nout != 1:
+        return []
+    sigs = []
+    for sig in op.types:
+        ins, outs = ops.parse_signature(sig)
+        if len(outs) == 1 and ins[0] == ins[1] == outs:
+            sigs.append(sig)
+    return sigs
+
+
+def kit_name(op, sig):
+    return "titer_rk_%s_%s" % (op.name, sig[0].replace("?", "B1"))
+
+
+KIT_TEMPLATE = r"""
+TITER_INLINE {A} {N}_load({T} v) {{ return {LOAD}; }}
+TITER_INLINE {A} {N}_comb({A} a, {A} b) {{ return {COMB}; }}
+TITER_INLINE {T} {N}_store({A} a) {{ return {STORE}; }}
+
+/* NumPy's pairwise sum: 8 accumulators up to a block of 128, halves above. */
+static {A} {N}_pw(const char *p, int64_t s, int64_t n) {{
+    if (n < 8) {{
+        {A} r = {N}_load(*(const {T} *)p);
+        for (int64_t i = 1; i < n; i++) r = {N}_comb(r, {N}_load(*(const {T} *)(p + i * s)));
+        return r;
+    }}
+    if (n <= TITER_PW_BLOCK) {{
+        {A} r[8], res;
+        int64_t i;
+        if (s == (int64_t)sizeof({T})) {{
+            const {T} *x = (const {T} *)p;
+            for (int k = 0; k < 8; k++) r[k] = {N}_load(x[k]);
+            for (i = 8; i < n - (n % 8); i += 8)
+                for (int k = 0; k < 8; k++) r[k] = {N}_comb(r[k], {N}_load(x[i + k]));
+        }} else {{
+            for (int k = 0; k < 8; k++) r[k] = {N}_load(*(const {T} *)(p + k * s));
+            for (i = 8; i < n - (n % 8); i += 8)
+                for (int k = 0; k < 8; k++)
+                    r[k] = {N}_comb(r[k], {N}_load(*(const {T} *)(p + (i + k) * s)));
+        }}
+        res = {N}_comb({N}_comb({N}_comb(r[0], r[1]), {N}_comb(r[2], r[3])),
+                       {N}_comb({N}_comb(r[4], r[5]), {N}_comb(r[6], r[7])));
+        for (; i < n; i++) res = {N}_comb(res, {N}_load(*(const {T} *)(p + i * s)));
+        return res;
+    }}
+    int64_t n2 = n / 2;
+    n2 -= n2 % 8;
+    {A} left = {N}_pw(p, s, n2);
+    return {N}_comb(left, {N}_pw(p + n2 * s, s, n - n2));
+}}
+
+static void {N}_pairwise(const char *p, int64_t s, int64_t n, void *acc) {{
+    *({A} *)acc = {N}_pw(p, s, n);
+}}
+
+static void {N}_fold(const char *p, int64_t s, int64_t n, void *acc) {{
+    {A} r = *({A} *)acc;
+    for (int64_t i = 0; i < n; i++) r = {N}_comb(r, {N}_load(*(const {T} *)(p + i * s)));
+    *({A} *)acc = r;
+}}
+
+static void {N}_combine(void *a, const void *b) {{
+    *({A} *)a = {N}_comb(*({A} *)a, *(const {A} *)b);
+}}
+
+static void {N}_combine_vec(void *a_, const void *b_, int64_t w) {{
+    {A} *a = ({A} *)a_;
+    const {A} *b = (const {A} *)b_;
+    for (int64_t k = 0; k < w; k++) a[k] = {N}_comb(a[k], b[k]);
+}}
+
+static void {N}_load1(void *acc, const char *x) {{ *({A} *)acc = {N}_load(*(const {T} *)x); }}
+static void {N}_store1(char *out, const void *acc) {{ *({T} *)out = {N}_store(*(const {A} *)acc); }}
+
+/* Rows [i0, i1) of the reduced space, each w elements at byte stride es,
+ * reduced per element: TITER_RED_LEAF rows in order, then a binary-counter
+ * cascade (pairwise tree) over those leaves.  scratch: (1 + TITER_RED_LEVELS) * w. */
+static void {N}_outer(const char *base, int64_t es, int64_t w, const titer_rdims *rd,
+                      int64_t i0, int64_t i1, void *acc_, void *scratch) {{
+    {A} *leaf = ({A} *)scratch;
+    {A} *stack = leaf + w;
+    {A} *acc = ({A} *)acc_;
+    uint64_t occupied = 0;
+    int64_t idx[TITER_RED_MAXDIMS];
+    const char *row = titer_rdims_start(rd, base, i0, idx);
+    const int contig = es == (int64_t)sizeof({T});
+    int64_t i = i0;
+    while (i < i1) {{
+        int64_t m = i1 - i < TITER_RED_LEAF ? i1 - i : TITER_RED_LEAF;
+        for (int64_t t = 0; t < m; t++) {{
+            if (contig) {{
+                const {T} *x = (const {T} *)row;
+                if (t == 0) for (int64_t k = 0; k < w; k++) leaf[k] = {N}_load(x[k]);
+                else for (int64_t k = 0; k < w; k++) leaf[k] = {N}_comb(leaf[k], {N}_load(x[k]));
+            }} else {{
+                if (t == 0)
+                    for (int64_t k = 0; k < w; k++) leaf[k] = {N}_load(*(const {T} *)(row + k * es));
+                else
+                    for (int64_t k = 0; k < w; k++)
+                        leaf[k] = {N}_comb(leaf[k], {N}_load(*(const {T} *)(row + k * es)));
+            }}
+            row = titer_rdims_next(rd, row, idx);
+        }}
+        i += m;
+        int level = 0;
+        {A} *cur = leaf;
+        while ((occupied >> level) & 1) {{
+            {A} *slot = stack + (int64_t)level * w;
+            for (int64_t k = 0; k < w; k++) slot[k] = {N}_comb(slot[k], cur[k]);
+            cur = slot;
+            occupied &= ~(1ull << level);
+            level++;
+        }}
+        {A} *dst = stack + (int64_t)level * w;
+        if (dst != cur) for (int64_t k = 0; k < w; k++) dst[k] = cur[k];
+        occupied |= 1ull << level;
+    }}
+    int first = 1;
+    for (int level = TITER_RED_LEVELS - 1; level >= 0; level--) {{
+        if (!((occupied >> level) & 1)) continue;
+        {A} *slot = stack + (int64_t)level * w;
+        if (first) for (int64_t k = 0; k < w; k++) acc[k] = slot[k];
+        else for (int64_t k = 0; k < w; k++) acc[k] = {N}_comb(acc[k], slot[k]);
+        first = 0;
+    }}
+}}
+
+/* The op's own 1-d scan (np.<op>.accumulate): the T kernel at every step. */
+static void {N}_scan(char *out, int64_t os, const char *in, int64_t is, int64_t n) {{
+    if (n <= 0) return;
+    {T} r = *(const {T} *)in;
+    *({T} *)out = r;
+    for (int64_t i = 1; i < n; i++) {{
+        r = {K}(r, *(const {T} *)(in + i * is));
+        *({T} *)(out + i * os) = r;
+    }}
+}}
+
+static const titer_reduce_kit {N} = {{
+    (int)sizeof({A}), {N}_pairwise, {N}_fold, {N}_combine, {N}_combine_vec,
+    {N}_outer, {N}_load1, {N}_store1, {N}_scan}};
+"""
+
+
+def emit_kit(op, sig):
+    char = sig[0]
+    t = ops.C_TYPE[char]
+    kernel = codegen.kernel_name(op, sig)
+    if char == "e" and op.name in HALF_IN_FLOAT:
+        a, load, comb, store = ("float", "titer_h2f(v)", HALF_IN_FLOAT[op.name],
+                                "titer_f2h(a)")
+    else:
+        a, load, comb, store = t, "v", "%s(a, b)" % kernel, "a"
+    return KIT_TEMPLATE.format(N=kit_name(op, sig), T=t, A=a, LOAD=load, COMB=comb,
+                               STORE=store, K=kernel)
+
+
+def generate():
+    parts = ["/* Generated by titer/_codegen_reduce.py from titer/_ops.py: do not edit. */",
+             "#ifndef TITER_REDUCE_GENERATED_H", "#define TITER_REDUCE_GENERATED_H",
+             '#include "titer_generated.h"', '#include "titer_reduce.h"']
+    entries = []
+    for op in ops.OPS:
+        for sig in reducible_signatures(op):
+            parts.append(emit_kit(op, sig))
+            entries.append('    {"%s", "%s", &%s}' % (op.name, sig.replace("?", "\\?"),
+                                                    kit_name(op, sig)))
+    parts.append("typedef struct { const char *op; const char *sig; const titer_reduce_kit *kit; }"
+                 " titer_kit_entry;")
+    parts.append("static const titer_kit_entry titer_kit_table[] = {\n%s\n};"
+                 % (",\n".join(entries) or '    {"", "", 0}'))
+    parts.append("static const int titer_kit_table_len = %d;" % len(entries))
+    parts.append("#endif")
+    return "\n".join(parts) + "\n"
+
+
+def write(target=TARGET):
+    text = generate()
+    if os.path.exists(target):
+        with open(target) as f:
+            if f.read() == text:
+                return target
+    with open(target, "w") as f:
+        f.write(text)
+    return target
+
+
+if __name__ == "__main__":
+    print(write())

@@ -1,0 +1,136 @@
+# Copies (seed 003): titer.copy = np.copyto (copy_ with ATen's early exits),
+# titer.ascontiguous = contiguous() -> clone() -> empty_like() + copy_(),
+# titer.empty_like with ATen's memory formats.  Every element goes through
+# titer's cast / identity loops (byte-swapped and unaligned sources staged).
+
+import builtins
+
+_MEMORY_FORMATS = ("contiguous", "channels_last", "channels_last_3d", "preserve")
+
+
+def _check_format(memory_format):
+    if memory_format not in _MEMORY_FORMATS:
+        raise ValueError("unknown memory format %r; expected one of %s"
+                         % (memory_format, ", ".join(_MEMORY_FORMATS)))
+
+
+def _format_order(int ndim, memory_format):
+    """Dims slowest first for a packed memory format."""
+    if memory_format == "channels_last":
+        if ndim != 4:
+            raise ValueError("channels_last needs a 4-d array, got %d-d" % ndim)
+        return (0, 2, 3, 1)
+    if memory_format == "channels_last_3d":
+        if ndim != 5:
+            raise ValueError("channels_last_3d needs a 5-d array, got %d-d" % ndim)
+        return (0, 2, 3, 4, 1)
+    return tuple(range(ndim))
+
+
+def _empty_in_order(shape, dtype, order):
+    base = np.empty([shape[d] for d in order], dtype)
+    inverse = [0] * len(order)
+    for k, d in enumerate(order):
+        inverse[d] = k
+    return base.transpose(inverse)
+
+
+def empty_like(x, memory_format="preserve", dtype=None):
+    """ATen's empty_like: 'preserve' keeps x's strides when x is
+    non-overlapping and dense, else takes suggest_memory_format(x);
+    'contiguous' / 'channels_last' / 'channels_last_3d' give that layout."""
+    xa = x if cnp.PyArray_Check(x) else np.asarray(x)
+    _check_format(memory_format)
+    dt = xa.dtype if dtype is None else np.dtype(dtype)
+    if memory_format == "preserve":
+        if is_non_overlapping_and_dense(xa) and builtins.all(s >= 0 for s in xa.strides):
+            if xa.ndim == 0:
+                return np.empty((), dt)
+            order = sorted(range(xa.ndim), key=lambda d: (-xa.strides[d], d))
+            return _empty_in_order(xa.shape, dt, order)
+        memory_format = suggest_memory_format(xa)
+    return _empty_in_order(xa.shape, dt, _format_order(xa.ndim, memory_format))
+
+
+def ascontiguous(x, memory_format="contiguous"):
+    """ATen's contiguous(memory_format): x itself when it already has that
+    layout, else a clone in it ('preserve': x when non-overlapping and
+    dense, else a clone in its suggested format)."""
+    xa = x if cnp.PyArray_Check(x) else np.asarray(x)
+    _check_format(memory_format)
+    if memory_format == "preserve":
+        if is_non_overlapping_and_dense(xa):
+            return xa
+    elif memory_format == "contiguous" or xa.ndim in (4, 5):
+        if is_contiguous(xa, memory_format):
+            return xa
+    dst = empty_like(xa, memory_format)
+    if xa.size:
+        copy_into(dst, xa)
+    return dst
+
+
+cdef bint _same_data(a, b):
+    """ATen's is_same / is_same_data early exit: same first byte, shape,
+    strides and dtype."""
+    return (cnp.PyArray_DATA(<cnp.ndarray>a) == cnp.PyArray_DATA(<cnp.ndarray>b) and a.shape == b.shape
+            and a.strides == b.strides and a.dtype == b.dtype)
+
+
+def _weak_scalar(value, dst_dtype, casting):
+    """A Python scalar as NumPy's copyto sees it (NEP 50: weak)."""
+    kind = {bool: "b", int: "i", float: "f", complex: "c"}[type(value)]
+    as_array = np.asarray(value)
+    if not np.can_cast(np.result_type(dst_dtype, value), dst_dtype, casting):
+        raise TypeError("Cannot cast scalar from %r to %r according to the rule %r"
+                        % (as_array.dtype, dst_dtype, casting))
+    if kind == "i" and dst_dtype.kind in "iu":
+        info = np.iinfo(dst_dtype)
+        if not info.min <= value <= info.max:
+            raise OverflowError("Python integer %d out of bounds for %s" % (value, dst_dtype))
+    return as_array
+
+
+def copy(dst, src, casting="same_kind"):
+    """``numpy.copyto(dst, src, casting)``: src broadcast into dst, dtype
+    conversion in titer's cast loops, NumPy's warnings for NaN/inf to
+    integers and overflow to float16.  Returns dst."""
+    if not cnp.PyArray_Check(dst):
+        raise TypeError("copy: dst must be a numpy.ndarray, got %s" % type(dst).__name__)
+    d = dst
+    dtype_code(d.dtype)
+    if not d.flags.writeable:
+        raise ValueError("copy: dst is read-only")
+    if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
+        raise ValueError("casting must be one of 'no', 'equiv', 'safe', 'same_kind', or "
+                         "'unsafe'")
+    if type(src) in (bool, int, float, complex):
+        s = _weak_scalar(src, d.dtype, casting)
+    else:
+        s = src if cnp.PyArray_Check(src) else np.asarray(src)
+        dtype_code(s.dtype)
+        if not np.can_cast(s.dtype, d.dtype, casting):
+            raise TypeError("Cannot cast array data from %r to %r according to the rule %r"
+                            % (s.dtype, d.dtype, casting))
+    try:
+        shape = np.broadcast_shapes(s.shape, d.shape)
+    except ValueError:
+        shape = None
+    if shape != d.shape:
+        raise ValueError("could not broadcast input array from shape %s into shape %s"
+                         % (_shape_str(s.shape), _shape_str(d.shape)))
+    if s is d or _same_data(s, d) or d.size == 0:
+        return dst
+    if np.may_share_memory(d, s):
+        s = _clone(s)          # as if src were copied first (NumPy's rule)
+    if s.dtype.kind == "c" and d.dtype.kind != "c":
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      np.exceptions.ComplexWarning, stacklevel=2)
+    _report_fpe(fpe_bits(copy_into(d, s)), "cast")
+    return dst
+
+
+cdef object _clone(x):
+    dst = empty_like(x)
+    copy_into(dst, x)
+    return dst

@@ -1,0 +1,376 @@
+# titer.reduce and its NumPy-named conveniences (sum, prod, max, min, mean,
+# any, all): np.<op>.reduce semantics on the iterator's reduction mode.
+# build_plan(is_reduction) orders and coalesces the dims (reduced dims have
+# output stride 0); titer_reduce.h walks them with the op's own kernel,
+# pairwise on every axis and split over threads on fixed pieces, so every
+# thread count gives the same bits.
+
+import operator
+
+cdef extern from "titer_reduce_generated.h" nogil:
+    ctypedef struct titer_reduce_kit:
+        int acc_size
+        void (*load)(void *acc, const char *x)
+        void (*store)(char *out, const void *acc)
+    ctypedef struct titer_rdims:
+        int ndim
+        int64_t shape[MAX_DIMS]
+        int64_t stride[MAX_DIMS]
+    ctypedef struct titer_reduction:
+        const titer_reduce_kit *kit
+        const char *in_ "in"
+        char *out
+        titer_rdims rd
+        titer_rdims kd
+        int64_t kout[MAX_DIMS]
+        int64_t nred
+        int64_t nout
+        int has_init
+        int ordered
+        char init[16]
+    ctypedef struct titer_kit_entry:
+        const char *op
+        const char *sig
+        const titer_reduce_kit *kit
+    const titer_kit_entry titer_kit_table[]
+    const int titer_kit_table_len
+    int titer_reduce_run(const titer_reduction *r, int nthreads, int64_t grain)
+
+cdef dict _KITS = {}               # (op name, type char) -> kit address
+cdef dict _REORDERABLE = {}        # op name -> bool
+# NumPy's comparison-based reductions raise no "invalid" for NaN.
+_QUIET_INVALID = frozenset(["maximum", "minimum", "fmax", "fmin"])
+
+
+def _init_kits():
+    cdef int i
+    for i in range(titer_kit_table_len):
+        sig = titer_kit_table[i].sig.decode()
+        _KITS[(titer_kit_table[i].op.decode(), sig[0])] = <uintptr_t>titer_kit_table[i].kit
+
+
+_init_kits()
+
+
+cdef OpEntry _reduce_entry(name):
+    try:
+        entry = _OPS_BY_NAME[name]
+    except (KeyError, TypeError):
+        raise ValueError("titer has no operation %r; titer.ops() lists the supported ones"
+                         % (name,)) from None
+    if entry.nin != 2 or entry.nout != 1:
+        raise ValueError("reduce only supported for binary functions (%s has %d inputs, "
+                         "%d outputs)" % (entry.name, entry.nin, entry.nout))
+    return entry
+
+
+cdef bint _reorderable(OpEntry entry) except -1:
+    """NumPy's verdict (a one-element probe, result unused): may the
+    reduction run in any order and over several axes?"""
+    cached = _REORDERABLE.get(entry.name)
+    if cached is None:
+        try:
+            entry.ufunc.reduce(np.ones((1, 1), entry.types[0][0]), axis=(0, 1))
+            cached = True
+        except ValueError:
+            cached = False
+        except TypeError:
+            cached = True
+        _REORDERABLE[entry.name] = cached
+    return cached
+
+
+def _identity_of(OpEntry entry):
+    spec = _ops.OPS_BY_NAME.get(entry.name)
+    identity = spec.identity if spec is not None else None
+    return entry.ufunc.identity if identity is None else identity
+
+
+def _normalize_axes(axis, int ndim):
+    if axis is None:
+        return tuple(range(ndim))
+    items = axis if isinstance(axis, (tuple, list)) else (axis,)
+    axes = []
+    for a in items:
+        a = operator.index(a)
+        if not -ndim <= a < ndim:
+            raise np.exceptions.AxisError(a, ndim)
+        a = a % ndim
+        if a in axes:
+            raise ValueError("duplicate value in 'axis'")
+        axes.append(a)
+    return tuple(axes)
+
+
+def _loop_dtype(OpEntry entry, x_dtype, dtype, out):
+    """np.<op>.reduce's loop dtype: dtype=, else out's, else NumPy's default
+    (add/multiply on small ints -> the platform int)."""
+    native = x_dtype.newbyteorder("=")
+    if dtype is not None:
+        resolved = entry.ufunc.resolve_dtypes((None, native, None),
+                                              signature=(np.dtype(dtype), None, None),
+                                              reduction=True)
+    else:
+        first = out.dtype.newbyteorder("=") if out is not None else None
+        resolved = entry.ufunc.resolve_dtypes((first, native, None), reduction=True)
+    T = DTYPES[dtype_code(<cnp.dtype>resolved[2])]
+    if (entry.name, T.char) not in _KITS:
+        raise TypeError("titer has no %s reduction loop for %s" % (entry.name, T))
+    return T
+
+
+cdef bint _usable_as_is(cnp.ndarray a, T):
+    """The kernels can read/write `a` directly: loop dtype, native, aligned."""
+    return (a.dtype == T and a.dtype.isnative and cnp.PyArray_ISALIGNED(a))
+
+
+def _keep_order_empty(shape, x, T):
+    """An empty array of `shape` whose dims are laid out in x's stride order
+    (NumPy's order='K'), so kept dims stay fast where x has them fast."""
+    nd = len(shape)
+    if nd <= 1:
+        return np.empty(shape, T)
+    order = sorted(range(nd), key=lambda d: -abs(x.strides[d]))
+    base = np.empty([shape[d] for d in order], T)
+    inverse = [0] * nd
+    for k, d in enumerate(order):
+        inverse[d] = k
+    return base.transpose(inverse)
+
+
+def _as_loop_input(x, T):
+    """x itself when the kernels can read it, else a converted copy made by
+    titer's cast loops (dtype, byte order, alignment)."""
+    if _usable_as_is(x, T):
+        return x
+    tmp = _keep_order_empty(x.shape, x, T)
+    _report_fpe(fpe_bits(copy_into(tmp, x)), "cast")
+    return tmp
+
+
+def _scalar_bytes(value, T):
+    """A one-element array of T holding value (the identity or initial)."""
+    try:
+        return np.array(value).astype(T)
+    except (TypeError, ValueError, OverflowError):
+        return np.array(value, dtype=T)
+
+
+def reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, initial=np._NoValue,
+           where=True):
+    """``numpy.<name>.reduce(x, axis, dtype, out, keepdims, initial, where)``
+    computed by titer (note: ``axis`` defaults to None, all axes)."""
+    result = _reduce_impl(name, x, axis, dtype, out, keepdims, initial, where)
+    if out is None and result.ndim == 0:
+        return result[()]
+    return result
+
+
+cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, where):
+    cdef OpEntry entry = _reduce_entry(name)
+    xa = x if cnp.PyArray_Check(x) else np.asarray(x)
+    cdef titer_reduction r
+    cdef Plan plan
+    cdef BuildState st
+    cdef BuildFlags flags
+    cdef int codes[2]
+    cdef int k, bits
+    cdef cnp.ndarray init_arr
+    dtype_code(xa.dtype)
+    ndim = xa.ndim
+    axes = _normalize_axes(axis, ndim)
+    ordered = not _reorderable(entry)
+    if ordered and len(axes) > 1:
+        raise ValueError("reduction operation '%s' is not reorderable, so at most one axis "
+                         "may be specified" % entry.name)
+    if out is not None:
+        if isinstance(out, tuple):
+            if len(out) != 1:
+                raise ValueError("The 'out' tuple must have exactly one entry")
+            out = out[0]
+        if not cnp.PyArray_Check(out):
+            raise TypeError("output must be an array")
+        dtype_code(out.dtype)
+    T = _loop_dtype(entry, xa.dtype, dtype, out)
+    keep_shape = tuple(1 if d in axes else xa.shape[d] for d in range(ndim))
+    result_shape = keep_shape if keepdims else tuple(xa.shape[d] for d in range(ndim)
+                                                     if d not in axes)
+    if out is not None:
+        if out.shape != result_shape:
+            raise ValueError("output parameter for reduction operation %s has the wrong shape:"
+                             " found %s but expected %s" % (entry.name, out.shape, result_shape))
+        if not out.flags.writeable:
+            raise ValueError("output array is read-only")
+    nred = 1
+    for d in axes:
+        nred *= xa.shape[d]
+    nout = 1
+    for s in result_shape:
+        nout *= s
+    identity = _identity_of(entry)
+    init_value = initial if initial is not np._NoValue else identity
+    if initial is None:         # NumPy: start from the first element
+        init_value = None
+    masked = not (where is True)
+    if masked and init_value is None:
+        raise ValueError("reduction operation '%s' does not have an identity, so to use a "
+                         "where mask one has to specify 'initial'" % entry.name)
+    if nred == 0 and init_value is None:
+        raise ValueError("zero-size array to reduction operation %s which has no identity"
+                         % entry.name)
+
+    # the output in the loop dtype, keepdims-shaped
+    direct = (out is not None and _usable_as_is(out, T)
+              and not np.may_share_memory(out, xa))
+    if direct:
+        outk = out if keepdims else np.expand_dims(out, axes)
+    else:
+        outk = _keep_order_empty(keep_shape, xa, T)
+    init_arr = _scalar_bytes(init_value, T) if init_value is not None else None
+
+    if nout > 0 and nred == 0:
+        copy_into(outk, init_arr)
+    elif nout > 0:
+        xin = _as_loop_input(xa, T)
+        if masked:
+            mask = np.broadcast_to(np.asarray(where, dtype=bool), xa.shape)
+            if xin is xa:
+                xin = _keep_order_empty(xa.shape, xa, T)
+                copy_into(xin, xa)
+            np.copyto(xin, init_arr, where=~mask)    # masked-out slots hold the identity
+        st = BuildState.__new__(BuildState)
+        flags = numpy_ufunc_flags()
+        flags.is_reduction = True
+        flags.check_mem_overlap = False
+        st.arrays = [outk, xin]
+        st.out_dtypes = [T]
+        st.loop_dtypes = [T, T]
+        codes[0] = codes[1] = dtype_code(<cnp.dtype>T)
+        st.loop_codes = codes
+        st.static_shape = None
+        st.copied_inputs = False
+        st.is_scalar[0] = st.is_scalar[1] = False
+        build_plan(&plan, st, &flags, 1)
+        _fill_reduction(&r, &plan, <uintptr_t>_KITS[(entry.name, T.char)])
+        r.ordered = ordered
+        r.has_init = init_arr is not None
+        if r.has_init:
+            r.kit.load(r.init, <const char *>cnp.PyArray_DATA(init_arr))
+        with nogil:
+            bits = titer_reduce_run(&r, _num_threads, _grain_size)
+        if bits < 0:
+            raise MemoryError()
+        bits = fpe_bits(bits)
+        if entry.name in _QUIET_INVALID:
+            bits &= ~8
+        _report_fpe(bits, "reduce")
+    result = outk if keepdims else np.squeeze(outk, axis=axes)
+    if out is not None:
+        if not direct:
+            _report_fpe(fpe_bits(copy_into(out, result)), "cast")
+        return out
+    return result
+
+
+cdef int _fill_reduction(titer_reduction *r, const Plan *p, uintptr_t kit) except -1:
+    """Split the plan's dims: output stride 0 -> reduced, the rest kept."""
+    cdef int k
+    r.kit = <const titer_reduce_kit *>kit
+    r.out = p.op[0].data
+    r.in_ = p.op[1].data
+    r.rd.ndim = 0
+    r.kd.ndim = 0
+    r.nred = 1
+    r.nout = 1
+    for k in range(p.ndim):
+        if p.shape[k] == 1:
+            continue
+        if p.op[0].stride[k] == 0:
+            r.rd.shape[r.rd.ndim] = p.shape[k]
+            r.rd.stride[r.rd.ndim] = p.op[1].stride[k]
+            r.rd.ndim += 1
+            r.nred *= p.shape[k]
+        else:
+            r.kd.shape[r.kd.ndim] = p.shape[k]
+            r.kd.stride[r.kd.ndim] = p.op[1].stride[k]
+            r.kout[r.kd.ndim] = p.op[0].stride[k]
+            r.kd.ndim += 1
+            r.nout *= p.shape[k]
+    if r.rd.ndim == 0:
+        r.rd.ndim = 1
+        r.rd.shape[0] = 1
+        r.rd.stride[0] = 0
+    return 0
+
+
+# -- NumPy-named conveniences ----------------------------------------------------
+
+def sum_(x, axis=None, dtype=None, out=None, keepdims=False, initial=np._NoValue, where=True):
+    """``numpy.sum``: pairwise on every axis, reproducible for any thread count."""
+    return reduce("add", x, axis, dtype, out, keepdims, initial, where)
+
+
+def prod_(x, axis=None, dtype=None, out=None, keepdims=False, initial=np._NoValue, where=True):
+    """``numpy.prod``."""
+    return reduce("multiply", x, axis, dtype, out, keepdims, initial, where)
+
+
+def max_(x, axis=None, out=None, keepdims=False, initial=np._NoValue, where=True):
+    """``numpy.max``: NaN propagates."""
+    return reduce("maximum", x, axis, None, out, keepdims, initial, where)
+
+
+def min_(x, axis=None, out=None, keepdims=False, initial=np._NoValue, where=True):
+    """``numpy.min``: NaN propagates."""
+    return reduce("minimum", x, axis, None, out, keepdims, initial, where)
+
+
+def _logical(name, fallback, bint start, x, axis, out, keepdims, where):
+    if name in _OPS_BY_NAME:
+        return reduce(name, x, axis, np.bool_, out, keepdims, np._NoValue, where)
+    # bool maximum / minimum are logical or / and
+    return reduce(fallback, x, axis, np.bool_, out, keepdims, start, where)
+
+
+def any_(x, axis=None, out=None, keepdims=False, *, where=True):
+    """``numpy.any``."""
+    return _logical("logical_or", "maximum", False, x, axis, out, keepdims, where)
+
+
+def all_(x, axis=None, out=None, keepdims=False, *, where=True):
+    """``numpy.all``."""
+    return _logical("logical_and", "minimum", True, x, axis, out, keepdims, where)
+
+
+def mean_(x, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+    """``numpy.mean``: the sum (float64 for integers, float32 for float16)
+    divided by the count, both in titer's loops."""
+    xa = x if cnp.PyArray_Check(x) else np.asarray(x)
+    axes = _normalize_axes(axis, xa.ndim)
+    half_result = False
+    if dtype is None:
+        if xa.dtype.kind in "biu":
+            dtype = np.float64
+        elif xa.dtype.kind == "f" and xa.dtype.itemsize == 2:
+            dtype = np.float32
+            half_result = out is None
+    if where is True:
+        count = 1
+        for d in axes:
+            count *= xa.shape[d]
+        empty = count == 0
+    else:
+        mask = np.broadcast_to(np.asarray(where, dtype=bool), xa.shape)
+        count = _reduce_impl("add", mask, axes, np.intp, None, keepdims, np._NoValue, True)
+        empty = bool((count == 0).any())
+    if empty:
+        warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=2)
+    total = _reduce_impl("add", xa, axes, dtype, out, keepdims, np._NoValue, where)
+    elementwise("divide", total, total, count, casting="unsafe")
+    if half_result:
+        half = np.empty(total.shape, xa.dtype.newbyteorder("="))
+        copy_into(half, total)
+        total = half
+    if out is None and total.ndim == 0:
+        return total[()]
+    return total

@@ -1,0 +1,554 @@
+/* Reduction and scan drivers: walk a reduction plan (reduced dims with
+ * output stride 0, kept dims) and split it over OpenMP threads.
+ *
+ * Reproducibility: what a result element is does not depend on the number
+ * of threads.  It is defined on fixed pieces of the reduced range (leaves of
+ * TITER_RED_PIECE elements, chunks of TITER_RED_CHUNK rows), reduced
+ * pairwise, whose partials are combined by a binary-counter cascade in index
+ * order; threads only decide who computes which piece.  Float sums are
+ * pairwise on every axis (error O(log n) ulps, like NumPy's fast-axis sum).
+ *
+ * Two layouts: "inner" when a reduced dim is the input's fastest (pairwise
+ * along it, parallel over outputs or over leaves), "outer" when a kept dim
+ * is (tiles of TITER_RED_TILE outputs accumulated row by row, vectorised,
+ * parallel over tiles or over chunks).  Ops NumPy cannot reorder (subtract,
+ * divide, ...) take an in-order left fold, parallel over outputs only. */
+#ifndef TITER_REDUCE_H
+#define TITER_REDUCE_H
+
+#include <fenv.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TITER_RED_MAXDIMS 64
+#define TITER_PW_BLOCK 128       /* NumPy's PW_BLOCKSIZE */
+#define TITER_RED_PIECE 32768    /* reduced elements per leaf partial (inner) */
+#define TITER_RED_CHUNK 16384    /* reduced rows per chunk partial (outer) */
+#define TITER_RED_TILE 256       /* outputs per tile (outer) */
+#define TITER_RED_LEAF 8         /* rows taken in order before the cascade (outer) */
+#define TITER_RED_LEVELS 16      /* cascade depth inside one chunk: log2(CHUNK/LEAF) + 1 < 16 */
+#define TITER_SCAN_TILE 1024
+#define TITER_ACC_MAX 16
+#define TITER_FPE_MASK (FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID)
+
+typedef struct {
+    int ndim;
+    int64_t shape[TITER_RED_MAXDIMS];
+    int64_t stride[TITER_RED_MAXDIMS];   /* input bytes, dim 0 fastest */
+} titer_rdims;
+
+typedef struct {
+    int acc_size;
+    void (*pairwise)(const char *p, int64_t s, int64_t n, void *acc);   /* n >= 1 */
+    void (*fold)(const char *p, int64_t s, int64_t n, void *acc);       /* acc op= x[i], in order */
+    void (*combine)(void *a, const void *b);                            /* a = a op b */
+    void (*combine_vec)(void *a, const void *b, int64_t w);
+    void (*outer)(const char *base, int64_t es, int64_t w, const titer_rdims *rd,
+                  int64_t i0, int64_t i1, void *acc, void *scratch);
+    void (*load)(void *acc, const char *x);
+    void (*store)(char *out, const void *acc);
+    void (*scan)(char *out, int64_t os, const char *in, int64_t is, int64_t n);
+} titer_reduce_kit;
+
+/* Offset of linear index i over rd's dims (from `first`), with its multi-index. */
+static inline int64_t titer_rdims_offset(const titer_rdims *rd, int first, int64_t i,
+                                         int64_t *idx) {
+    int64_t off = 0;
+    for (int d = first; d < rd->ndim; d++) {
+        int64_t v = i % rd->shape[d];
+        i /= rd->shape[d];
+        if (idx) idx[d] = v;
+        off += v * rd->stride[d];
+    }
+    return off;
+}
+
+static inline const char *titer_rdims_start(const titer_rdims *rd, const char *base,
+                                            int64_t i, int64_t *idx) {
+    return base + titer_rdims_offset(rd, 0, i, idx);
+}
+
+static inline const char *titer_rdims_next(const titer_rdims *rd, const char *p, int64_t *idx) {
+    for (int d = 0; d < rd->ndim; d++) {
+        p += rd->stride[d];
+        if (++idx[d] < rd->shape[d]) return p;
+        p -= idx[d] * rd->stride[d];
+        idx[d] = 0;
+    }
+    return p;
+}
+
+/* Binary-counter cascade of scalar partials: level l holds 2^l partials;
+ * earlier partials are always the left operand. */
+typedef struct {
+    uint64_t occupied;
+    char stack[64][TITER_ACC_MAX];
+} titer_cascade;
+
+static inline void titer_cascade_push(titer_cascade *c, const titer_reduce_kit *k,
+                                      const void *v) {
+    char cur[TITER_ACC_MAX];
+    int level = 0;
+    memcpy(cur, v, (size_t)k->acc_size);
+    while ((c->occupied >> level) & 1) {
+        k->combine(c->stack[level], cur);
+        memcpy(cur, c->stack[level], (size_t)k->acc_size);
+        c->occupied &= ~(1ull << level);
+        level++;
+    }
+    memcpy(c->stack[level], cur, (size_t)k->acc_size);
+    c->occupied |= 1ull << level;
+}
+
+static inline void titer_cascade_result(const titer_cascade *c, const titer_reduce_kit *k,
+                                        void *out) {
+    int first = 1;
+    for (int level = 63; level >= 0; level--) {
+        if (!((c->occupied >> level) & 1)) continue;
+        if (first) memcpy(out, c->stack[level], (size_t)k->acc_size);
+        else k->combine(out, c->stack[level]);
+        first = 0;
+    }
+}
+
+typedef struct {
+    const titer_reduce_kit *kit;
+    const char *in;
+    char *out;
+    titer_rdims rd;                      /* reduced dims */
+    titer_rdims kd;                      /* kept dims (input strides) */
+    int64_t kout[TITER_RED_MAXDIMS];     /* kept dims, output strides */
+    int64_t nred, nout;
+    int has_init;
+    int ordered;                         /* not reorderable: in-order left fold */
+    char init[TITER_ACC_MAX];            /* combined first: identity or initial */
+} titer_reduction;
+
+static inline int64_t titer_min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline int64_t titer_abs64(int64_t a) { return a < 0 ? -a : a; }
+
+static inline void titer_red_finish(const titer_reduction *r, char *out, const void *acc) {
+    if (r->has_init) {
+        char tmp[TITER_ACC_MAX];
+        memcpy(tmp, r->init, (size_t)r->kit->acc_size);
+        r->kit->combine(tmp, acc);
+        r->kit->store(out, tmp);
+    } else {
+        r->kit->store(out, acc);
+    }
+}
+
+static inline void titer_red_kept(const titer_reduction *r, int first, int64_t j,
+                                  int64_t *in_off, int64_t *out_off) {
+    int64_t a = 0, b = 0;
+    for (int d = first; d < r->kd.ndim; d++) {
+        int64_t v = j % r->kd.shape[d];
+        j /= r->kd.shape[d];
+        a += v * r->kd.stride[d];
+        b += v * r->kout[d];
+    }
+    *in_off = a;
+    *out_off = b;
+}
+
+/* -- inner layout: leaves of the reduced range ------------------------------ */
+
+typedef struct { int64_t n0, nrows, per_row, group, nleaves; } titer_leaves;
+
+static inline titer_leaves titer_inner_leaves(const titer_reduction *r) {
+    titer_leaves g;
+    g.n0 = r->rd.shape[0];
+    g.nrows = r->nred / g.n0;
+    if (g.n0 >= TITER_RED_PIECE) {
+        g.per_row = (g.n0 + TITER_RED_PIECE - 1) / TITER_RED_PIECE;
+        g.group = 1;
+        g.nleaves = g.nrows * g.per_row;
+    } else {
+        g.per_row = 1;
+        g.group = TITER_RED_PIECE / g.n0;
+        g.nleaves = (g.nrows + g.group - 1) / g.group;
+    }
+    return g;
+}
+
+static void titer_inner_leaf(const titer_reduction *r, const titer_leaves *g,
+                             const char *base, int64_t leaf, void *acc) {
+    const titer_reduce_kit *k = r->kit;
+    int64_t s0 = r->rd.stride[0];
+    if (g->n0 >= TITER_RED_PIECE) {
+        int64_t row = leaf / g->per_row, piece = leaf % g->per_row;
+        const char *p = base + titer_rdims_offset(&r->rd, 1, row, NULL)
+                        + piece * TITER_RED_PIECE * s0;
+        k->pairwise(p, s0, titer_min64(TITER_RED_PIECE, g->n0 - piece * TITER_RED_PIECE), acc);
+        return;
+    }
+    int64_t row0 = leaf * g->group, row1 = titer_min64(row0 + g->group, g->nrows);
+    if (row1 - row0 == 1) {
+        k->pairwise(base + titer_rdims_offset(&r->rd, 1, row0, NULL), s0, g->n0, acc);
+        return;
+    }
+    titer_cascade c;
+    char tmp[TITER_ACC_MAX];
+    int64_t idx[TITER_RED_MAXDIMS];
+    titer_rdims rows = r->rd;          /* the row dims alone, walked in order */
+    rows.ndim = r->rd.ndim - 1;
+    memmove(rows.shape, r->rd.shape + 1, sizeof(int64_t) * (size_t)rows.ndim);
+    memmove(rows.stride, r->rd.stride + 1, sizeof(int64_t) * (size_t)rows.ndim);
+    const char *p = titer_rdims_start(&rows, base, row0, idx);
+    c.occupied = 0;
+    for (int64_t row = row0; row < row1; row++) {
+        k->pairwise(p, s0, g->n0, tmp);
+        titer_cascade_push(&c, k, tmp);
+        p = titer_rdims_next(&rows, p, idx);
+    }
+    titer_cascade_result(&c, k, acc);
+}
+
+static void titer_inner_outputs(const titer_reduction *r, int64_t j0, int64_t j1) {
+    titer_leaves g = titer_inner_leaves(r);
+    char acc[TITER_ACC_MAX], tmp[TITER_ACC_MAX];
+    for (int64_t j = j0; j < j1; j++) {
+        int64_t in_off, out_off;
+        titer_red_kept(r, 0, j, &in_off, &out_off);
+        const char *base = r->in + in_off;
+        if (g.nleaves == 1) {
+            titer_inner_leaf(r, &g, base, 0, acc);
+        } else {
+            titer_cascade c;
+            c.occupied = 0;
+            for (int64_t leaf = 0; leaf < g.nleaves; leaf++) {
+                titer_inner_leaf(r, &g, base, leaf, tmp);
+                titer_cascade_push(&c, r->kit, tmp);
+            }
+            titer_cascade_result(&c, r->kit, acc);
+        }
+        titer_red_finish(r, r->out + out_off, acc);
+    }
+}
+
+/* -- outer layout: tiles of outputs, chunks of rows ------------------------- */
+
+typedef struct { int64_t k0, per_line, ntiles, nchunks; } titer_tiles;
+
+static inline titer_tiles titer_outer_tiles(const titer_reduction *r) {
+    titer_tiles t;
+    t.k0 = r->kd.shape[0];
+    t.per_line = (t.k0 + TITER_RED_TILE - 1) / TITER_RED_TILE;
+    t.ntiles = t.per_line * (r->nout / t.k0);
+    t.nchunks = (r->nred + TITER_RED_CHUNK - 1) / TITER_RED_CHUNK;
+    return t;
+}
+
+static inline int64_t titer_tile_at(const titer_reduction *r, const titer_tiles *t,
+                                    int64_t tile, const char **in, char **out) {
+    int64_t in_off, out_off, k = (tile % t->per_line) * TITER_RED_TILE;
+    titer_red_kept(r, 1, tile / t->per_line, &in_off, &out_off);   /* the line, over dims 1.. */
+    *in = r->in + in_off + k * r->kd.stride[0];
+    *out = r->out + out_off + k * r->kout[0];
+    return titer_min64(TITER_RED_TILE, t->k0 - k);
+}
+
+static void titer_outer_chunk(const titer_reduction *r, const titer_tiles *t, int64_t tile,
+                              int64_t chunk, void *acc, void *scratch) {
+    const char *in;
+    char *out;
+    int64_t w = titer_tile_at(r, t, tile, &in, &out);
+    int64_t i0 = chunk * TITER_RED_CHUNK;
+    r->kit->outer(in, r->kd.stride[0], w, &r->rd, i0,
+                  titer_min64(i0 + TITER_RED_CHUNK, r->nred), acc, scratch);
+}
+
+static int titer_levels_for(int64_t n) {
+    int levels = 1;
+    while (n > 1) { n >>= 1; levels++; }
+    return levels + 1;
+}
+
+/* Cascade chunk partials (w each, `stride` bytes apart) and store the tile. */
+static void titer_outer_finish(const titer_reduction *r, const titer_tiles *t, int64_t tile,
+                               char *partials, int64_t pstride, char *stack, char *acc) {
+    const titer_reduce_kit *k = r->kit;
+    const char *in;
+    char *out;
+    int64_t w = titer_tile_at(r, t, tile, &in, &out);
+    size_t row = (size_t)w * (size_t)k->acc_size;
+    const char *result = partials;
+    if (t->nchunks > 1) {
+        uint64_t occupied = 0;
+        for (int64_t c = 0; c < t->nchunks; c++) {
+            const char *cur = partials + c * pstride;
+            int level = 0;
+            while ((occupied >> level) & 1) {
+                char *slot = stack + (size_t)level * row;
+                k->combine_vec(slot, cur, w);
+                cur = slot;
+                occupied &= ~(1ull << level);
+                level++;
+            }
+            char *dst = stack + (size_t)level * row;
+            if (dst != cur) memcpy(dst, cur, row);
+            occupied |= 1ull << level;
+        }
+        int first = 1;
+        for (int level = 63; level >= 0; level--) {
+            if (!((occupied >> level) & 1)) continue;
+            if (first) memcpy(acc, stack + (size_t)level * row, row);
+            else k->combine_vec(acc, stack + (size_t)level * row, w);
+            first = 0;
+        }
+        result = acc;
+    }
+    for (int64_t j = 0; j < w; j++)
+        titer_red_finish(r, out + j * r->kout[0], result + (size_t)j * (size_t)k->acc_size);
+}
+
+static void titer_outer_tiles_run(const titer_reduction *r, const titer_tiles *t,
+                                  int64_t t0, int64_t t1) {
+    size_t row = (size_t)TITER_RED_TILE * (size_t)r->kit->acc_size;
+    int levels = titer_levels_for(t->nchunks);
+    char *mem = (char *)malloc(row * ((size_t)t->nchunks + 1 + TITER_RED_LEVELS + (size_t)levels + 1));
+    if (!mem) return;
+    char *scratch = mem;
+    char *partials = scratch + row * (1 + TITER_RED_LEVELS);
+    char *stack = partials + row * (size_t)t->nchunks;
+    char *acc = stack + row * (size_t)levels;
+    for (int64_t tile = t0; tile < t1; tile++) {
+        for (int64_t c = 0; c < t->nchunks; c++)
+            titer_outer_chunk(r, t, tile, c, partials + (size_t)c * row, scratch);
+        titer_outer_finish(r, t, tile, partials, (int64_t)row, stack, acc);
+    }
+    free(mem);
+}
+
+/* -- in-order fold (ops NumPy does not reorder; one reduced dim) ------------ */
+
+static void titer_fold_outputs(const titer_reduction *r, int64_t j0, int64_t j1) {
+    char acc[TITER_ACC_MAX];
+    int64_t s = r->rd.stride[0], n = r->rd.shape[0];
+    for (int64_t j = j0; j < j1; j++) {
+        int64_t in_off, out_off;
+        titer_red_kept(r, 0, j, &in_off, &out_off);
+        const char *p = r->in + in_off;
+        if (r->has_init) {
+            memcpy(acc, r->init, (size_t)r->kit->acc_size);
+            r->kit->fold(p, s, n, acc);
+        } else {
+            r->kit->load(acc, p);
+            r->kit->fold(p + s, s, n - 1, acc);
+        }
+        r->kit->store(r->out + out_off, acc);
+    }
+}
+
+/* -- the driver -------------------------------------------------------------- */
+
+#ifdef _OPENMP
+#define TITER_OMP_FLAGS_BEGIN feclearexcept(TITER_FPE_MASK);
+#define TITER_OMP_FLAGS_END   { int f_ = fetestexcept(TITER_FPE_MASK); _Pragma("omp atomic") flags |= f_; }
+#else
+#define TITER_OMP_FLAGS_BEGIN
+#define TITER_OMP_FLAGS_END
+#endif
+
+static inline int titer_reduce_is_outer(const titer_reduction *r) {
+    return !r->ordered && r->kd.ndim >= 1 && r->kd.shape[0] >= 4
+           && titer_abs64(r->kd.stride[0]) < titer_abs64(r->rd.stride[0]);
+}
+
+/* Runs the reduction (nred >= 1, nout >= 1); returns the FP flags raised. */
+static int titer_reduce_run(const titer_reduction *r, int nthreads, int64_t grain) {
+    int flags = 0;
+    feclearexcept(TITER_FPE_MASK);
+    if ((double)r->nred * (double)r->nout < (double)grain) nthreads = 1;
+    if (r->ordered) {
+        if (nthreads == 1 || r->nout < 2) {
+            titer_fold_outputs(r, 0, r->nout);
+        } else {
+            int64_t nt = titer_min64(nthreads, r->nout);
+            #pragma omp parallel for schedule(static) num_threads(nt)
+            for (int64_t c = 0; c < nt; c++) {
+                TITER_OMP_FLAGS_BEGIN
+                titer_fold_outputs(r, c * r->nout / nt, (c + 1) * r->nout / nt);
+                TITER_OMP_FLAGS_END
+            }
+        }
+    } else if (titer_reduce_is_outer(r)) {
+        titer_tiles t = titer_outer_tiles(r);
+        if (nthreads == 1) {
+            titer_outer_tiles_run(r, &t, 0, t.ntiles);
+        } else if (t.ntiles >= 4 * nthreads || t.nchunks == 1) {
+            int64_t nt = titer_min64(nthreads, t.ntiles);
+            #pragma omp parallel for schedule(static) num_threads(nt)
+            for (int64_t c = 0; c < nt; c++) {
+                TITER_OMP_FLAGS_BEGIN
+                titer_outer_tiles_run(r, &t, c * t.ntiles / nt, (c + 1) * t.ntiles / nt);
+                TITER_OMP_FLAGS_END
+            }
+        } else {
+            /* few tiles, many chunks: chunks in parallel, cascade after */
+            size_t row = (size_t)TITER_RED_TILE * (size_t)r->kit->acc_size;
+            int64_t units = t.ntiles * t.nchunks;
+            char *partials = (char *)malloc(row * (size_t)units);
+            if (!partials) return -1;
+            #pragma omp parallel num_threads(nthreads)
+            {
+                TITER_OMP_FLAGS_BEGIN
+                char *scratch = (char *)malloc(row * (1 + TITER_RED_LEVELS));
+                #pragma omp for schedule(static)
+                for (int64_t u = 0; u < units; u++)
+                    if (scratch) titer_outer_chunk(r, &t, u / t.nchunks, u % t.nchunks,
+                                                   partials + (size_t)u * row, scratch);
+                free(scratch);
+                TITER_OMP_FLAGS_END
+            }
+            int levels = titer_levels_for(t.nchunks);
+            char *stack = (char *)malloc(row * ((size_t)levels + 1));
+            if (stack) {
+                for (int64_t tile = 0; tile < t.ntiles; tile++)
+                    titer_outer_finish(r, &t, tile, partials + (size_t)tile * t.nchunks * row,
+                                       (int64_t)row, stack, stack + row * (size_t)levels);
+            }
+            free(stack);
+            free(partials);
+        }
+    } else {
+        titer_leaves g = titer_inner_leaves(r);
+        if (nthreads == 1) {
+            titer_inner_outputs(r, 0, r->nout);
+        } else if (r->nout >= 4 * nthreads || g.nleaves == 1) {
+            int64_t nt = titer_min64(nthreads, r->nout);
+            #pragma omp parallel for schedule(static) num_threads(nt)
+            for (int64_t c = 0; c < nt; c++) {
+                TITER_OMP_FLAGS_BEGIN
+                titer_inner_outputs(r, c * r->nout / nt, (c + 1) * r->nout / nt);
+                TITER_OMP_FLAGS_END
+            }
+        } else {
+            /* few outputs, many leaves: leaves in parallel, cascade after */
+            size_t sz = (size_t)r->kit->acc_size;
+            int64_t units = r->nout * g.nleaves;
+            char *partials = (char *)malloc(sz * (size_t)units);
+            if (!partials) return -1;
+            #pragma omp parallel num_threads(nthreads)
+            {
+                TITER_OMP_FLAGS_BEGIN
+                #pragma omp for schedule(static)
+                for (int64_t u = 0; u < units; u++) {
+                    int64_t in_off, out_off;
+                    titer_red_kept(r, 0, u / g.nleaves, &in_off, &out_off);
+                    titer_inner_leaf(r, &g, r->in + in_off, u % g.nleaves,
+                                     partials + (size_t)u * sz);
+                }
+                TITER_OMP_FLAGS_END
+            }
+            for (int64_t j = 0; j < r->nout; j++) {
+                titer_cascade c;
+                char acc[TITER_ACC_MAX];
+                int64_t in_off, out_off;
+                c.occupied = 0;
+                for (int64_t leaf = 0; leaf < g.nleaves; leaf++)
+                    titer_cascade_push(&c, r->kit, partials + (size_t)(j * g.nleaves + leaf) * sz);
+                titer_cascade_result(&c, r->kit, acc);
+                titer_red_kept(r, 0, j, &in_off, &out_off);
+                titer_red_finish(r, r->out + out_off, acc);
+            }
+            free(partials);
+        }
+    }
+    return flags | fetestexcept(TITER_FPE_MASK);
+}
+
+/* -- scans (np.<op>.accumulate) ---------------------------------------------- */
+
+typedef void (*titer_row_loop)(char **data, const int64_t *strides, int64_t n);
+
+typedef struct {
+    const titer_reduce_kit *kit;
+    titer_row_loop rowloop;             /* the op's binary 1-d loop, T T -> T */
+    titer_row_loop copyloop;            /* identity loop for T */
+    const char *in;
+    char *out;
+    int64_t n, is, os;                  /* the scanned axis */
+    titer_rdims kd;                     /* every other dim (input strides) */
+    int64_t kout[TITER_RED_MAXDIMS];
+    int64_t nout;
+} titer_scan_plan;
+
+static inline int titer_scan_rowwise(const titer_scan_plan *s) {
+    return s->kd.ndim >= 1 && s->kd.shape[0] >= 4
+           && titer_abs64(s->kd.stride[0]) < titer_abs64(s->is);
+}
+
+static inline void titer_scan_kept(const titer_scan_plan *s, int first, int64_t j,
+                                   int64_t *in_off, int64_t *out_off) {
+    int64_t a = 0, b = 0;
+    for (int d = first; d < s->kd.ndim; d++) {
+        int64_t v = j % s->kd.shape[d];
+        j /= s->kd.shape[d];
+        a += v * s->kd.stride[d];
+        b += v * s->kout[d];
+    }
+    *in_off = a;
+    *out_off = b;
+}
+
+static void titer_scan_units(const titer_scan_plan *s, int rowwise, int64_t u0, int64_t u1) {
+    if (!rowwise) {
+        for (int64_t j = u0; j < u1; j++) {
+            int64_t in_off, out_off;
+            titer_scan_kept(s, 0, j, &in_off, &out_off);
+            s->kit->scan(s->out + out_off, s->os, s->in + in_off, s->is, s->n);
+        }
+        return;
+    }
+    int64_t k0 = s->kd.shape[0];
+    int64_t per_line = (k0 + TITER_SCAN_TILE - 1) / TITER_SCAN_TILE;
+    for (int64_t u = u0; u < u1; u++) {
+        int64_t in_off, out_off, k = (u % per_line) * TITER_SCAN_TILE;
+        int64_t w = titer_min64(TITER_SCAN_TILE, k0 - k);
+        titer_scan_kept(s, 1, u / per_line, &in_off, &out_off);
+        const char *in = s->in + in_off + k * s->kd.stride[0];
+        char *out = s->out + out_off + k * s->kout[0];
+        char *data[3];
+        int64_t strides[3];
+        data[0] = out; data[1] = (char *)in;
+        strides[0] = s->kout[0]; strides[1] = s->kd.stride[0];
+        s->copyloop(data, strides, w);
+        strides[1] = s->kout[0]; strides[2] = s->kd.stride[0];
+        for (int64_t i = 1; i < s->n; i++) {
+            data[0] = out + i * s->os;
+            data[1] = out + (i - 1) * s->os;
+            data[2] = (char *)in + i * s->is;
+            s->rowloop(data, strides, w);
+        }
+    }
+}
+
+static int titer_scan_run(const titer_scan_plan *s, int nthreads, int64_t grain) {
+    int flags = 0;
+    int rowwise = titer_scan_rowwise(s);
+    int64_t units;
+    feclearexcept(TITER_FPE_MASK);
+    if (rowwise) {
+        int64_t k0 = s->kd.shape[0];
+        units = (k0 + TITER_SCAN_TILE - 1) / TITER_SCAN_TILE * (s->nout / k0);
+    } else {
+        units = s->nout;
+    }
+    if ((double)s->n * (double)s->nout < (double)grain || units < 2) nthreads = 1;
+    if (nthreads == 1) {
+        titer_scan_units(s, rowwise, 0, units);
+    } else {
+        int64_t nt = titer_min64(nthreads, units);
+        #pragma omp parallel for schedule(static) num_threads(nt)
+        for (int64_t c = 0; c < nt; c++) {
+            TITER_OMP_FLAGS_BEGIN
+            titer_scan_units(s, rowwise, c * units / nt, (c + 1) * units / nt);
+            TITER_OMP_FLAGS_END
+        }
+    }
+    return flags | fetestexcept(TITER_FPE_MASK);
+}
+
+#endif
