@@ -123,7 +123,7 @@ def copy(dst, src, casting="same_kind"):
         return dst
     if np.may_share_memory(d, s):
         s = _clone(s)          # as if src were copied first (NumPy's rule)
-    if s.dtype.kind == "c" and d.dtype.kind != "c":
+    if s.dtype.kind == "c" and d.dtype.kind not in "cb":
         warnings.warn("Casting complex values to real discards the imaginary part",
                       np.exceptions.ComplexWarning, stacklevel=2)
     _report_fpe(fpe_bits(copy_into(d, s)), "cast")

@@ -109,10 +109,11 @@ def _loop_dtype(OpEntry entry, x_dtype, dtype, out):
     if dtype is not None:
         resolved = entry.ufunc.resolve_dtypes((None, native, None),
                                               signature=(np.dtype(dtype), None, None),
-                                              reduction=True)
+                                              reduction=True, casting="unsafe")
     else:
         first = out.dtype.newbyteorder("=") if out is not None else None
-        resolved = entry.ufunc.resolve_dtypes((first, native, None), reduction=True)
+        resolved = entry.ufunc.resolve_dtypes((first, native, None), reduction=True,
+                                              casting="unsafe")
     T = DTYPES[dtype_code(<cnp.dtype>resolved[2])]
     if (entry.name, T.char) not in _KITS:
         raise TypeError("titer has no %s reduction loop for %s" % (entry.name, T))
@@ -237,7 +238,10 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
             if xin is xa:
                 xin = _keep_order_empty(xa.shape, xa, T)
                 copy_into(xin, xa)
-            np.copyto(xin, init_arr, where=~mask)    # masked-out slots hold the identity
+            # masked-out slots hold the identity (or, for ops without one,
+            # the initial value: max/min-like ops absorb repeats of it)
+            fill = init_arr if identity is None else _scalar_bytes(identity, T)
+            np.copyto(xin, fill, where=~mask)
         st = BuildState.__new__(BuildState)
         flags = numpy_ufunc_flags()
         flags.is_reduction = True

@@ -1,0 +1,190 @@
+"""titer.copy (= np.copyto) over all 196 dtype pairs x layouts (byte-swapped
+and unaligned sources included) with NumPy's values and warnings;
+titer.ascontiguous and titer.empty_like with ATen's memory formats."""
+import warnings
+
+import numpy as np
+import pytest
+
+import titer
+
+CHARS = "?bBhHiIlLefdFD"
+
+
+def special_values(char):
+    dt = np.dtype(char)
+    if dt.kind == "b":
+        return np.array([True, False, True, True, False, True, False, True, True, False, True,
+                         False])
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        return np.array([0, 1, 2, info.max, info.min, info.max - 1, 7, 100, 3, 5, 1, 0],
+                        dtype=dt)
+    vals = [0.0, -0.0, 1.5, -2.5, np.nan, np.inf, -np.inf, 1e30, -1e30, 65504.0, 3e-8, 300.7]
+    if dt.kind == "c":
+        return np.array([complex(v, -v / 2 if v == v else 1.0) for v in vals], dtype=dt)
+    with np.errstate(all="ignore"):
+        return np.array(vals).astype(dt)
+
+
+def layouts(src):
+    """(label, array) pairs holding src's values in different layouts."""
+    out = [("C", src.reshape(3, 4))]
+    two = src.reshape(3, 4)
+    out.append(("transposed", np.ascontiguousarray(two.T).T))
+    out.append(("strided", np.repeat(two, 2, axis=1)[:, ::2]))
+    out.append(("byte-swapped", two.astype(two.dtype.newbyteorder())))
+    if two.dtype.itemsize > 1:
+        buf = np.zeros(two.nbytes + 1, np.uint8)
+        un = buf[1:].view(two.dtype).reshape(3, 4)
+        un[...] = two
+        assert not un.flags.aligned
+        out.append(("unaligned", un))
+    out.append(("broadcast row", two[:1]))
+    return out
+
+
+def run_recording(fn):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        fn()
+    return sorted({(m.category.__name__, str(m.message)) for m in w})
+
+
+@pytest.mark.parametrize("src_char", list(CHARS))
+def test_all_dtype_pairs_and_layouts(src_char):
+    values = special_values(src_char)
+    for dst_char in CHARS:
+        for label, src in layouts(values):
+            want = np.zeros((3, 4), dst_char)
+            got = np.zeros((3, 4), dst_char)
+            want_w = run_recording(lambda: np.copyto(want, src, casting="unsafe"))
+            got_w = run_recording(lambda: titer.copy(got, src, casting="unsafe"))
+            if label == "unaligned" and src.dtype.kind in "fc" and want.dtype.kind in "iu":
+                # NaN/inf/out of range to an integer is undefined in C; NumPy's own
+                # unaligned loops give other values than its aligned ones there
+                real = np.broadcast_to(src.real.astype(np.float64), want.shape)
+                info = np.iinfo(want.dtype)
+                keep = np.isfinite(real) & (real >= info.min) & (real <= info.max)
+                got, want = got[keep], want[keep]
+            np.testing.assert_array_equal(got, want, err_msg="%s->%s %s" % (src_char, dst_char,
+                                                                             label))
+            assert got_w == want_w, (src_char, dst_char, label)
+        # a byte-swapped destination
+        dst = np.zeros((3, 4), np.dtype(dst_char).newbyteorder())
+        ref = np.zeros((3, 4), np.dtype(dst_char).newbyteorder())
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            np.copyto(ref, values.reshape(3, 4), casting="unsafe")
+            titer.copy(dst, values.reshape(3, 4), casting="unsafe")
+        np.testing.assert_array_equal(dst, ref)
+
+
+def test_casting_rules_scalars_and_errors():
+    dst = np.zeros(4, np.int8)
+    with pytest.raises(TypeError):
+        titer.copy(dst, np.ones(4))                    # same_kind: float -> int refused
+    with pytest.raises(TypeError):
+        titer.copy(dst, np.ones(4, np.int16), casting="safe")
+    titer.copy(dst, np.arange(4, dtype=np.int16))
+    np.testing.assert_array_equal(dst, np.arange(4))
+    titer.copy(dst, 7)
+    np.testing.assert_array_equal(dst, 7)
+    with pytest.raises(OverflowError):
+        titer.copy(dst, 1000)
+    with pytest.raises(TypeError):
+        titer.copy(dst, 1.5)
+    with pytest.raises(ValueError):
+        titer.copy(dst, np.ones(3, np.int8))
+    ro = np.zeros(4)
+    ro.setflags(write=False)
+    with pytest.raises(ValueError):
+        titer.copy(ro, np.ones(4))
+    with pytest.raises(TypeError):
+        titer.copy(np.zeros(2, "U3"), np.zeros(2))
+    titer.copy(dst, [1, 2, 3, 4])
+    np.testing.assert_array_equal(dst, [1, 2, 3, 4])
+
+
+def test_early_exit_and_overlap():
+    a = np.arange(10.0)
+    assert titer.copy(a, a) is a
+    assert titer.copy(a, a[:]) is a
+    b = np.arange(10.0)
+    titer.copy(b[1:], b[:-1])                    # overlapping: as if copied first
+    np.testing.assert_array_equal(b, [0, 0, 1, 2, 3, 4, 5, 6, 7, 8])
+    c = np.arange(10.0)
+    titer.copy(c[::-1], c)
+    np.testing.assert_array_equal(c, np.arange(10.0)[::-1])
+
+
+def test_large_copies_threads():
+    rng = np.random.default_rng(3)
+    x = rng.integers(-128, 127, (700, 900), dtype=np.int8)
+    for n in (1, 2, 3):
+        with titer.num_threads(n):
+            out = np.empty((900, 700), np.float32)
+            titer.copy(out, x.T)
+            np.testing.assert_array_equal(out, x.T.astype(np.float32))
+
+
+def test_ascontiguous():
+    x = np.arange(24.0).reshape(2, 3, 4)
+    assert titer.ascontiguous(x) is x
+    t = x.transpose(2, 0, 1)
+    c = titer.ascontiguous(t)
+    assert c.flags.c_contiguous and c is not t
+    np.testing.assert_array_equal(c, t)
+    nchw = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
+    cl = titer.ascontiguous(nchw, "channels_last")
+    np.testing.assert_array_equal(cl, nchw)
+    assert titer.is_contiguous(cl, "channels_last")
+    assert cl.strides == (240, 4, 60, 12)
+    assert titer.ascontiguous(cl, "channels_last") is cl
+    back = titer.ascontiguous(cl)
+    assert back.flags.c_contiguous
+    np.testing.assert_array_equal(back, nchw)
+    assert titer.ascontiguous(cl, "preserve") is cl
+    strided = nchw[:, :, ::2]
+    p = titer.ascontiguous(strided, "preserve")
+    assert p.flags.c_contiguous
+    np.testing.assert_array_equal(p, strided)
+    with pytest.raises(ValueError):
+        titer.ascontiguous(x, "channels_last")
+    with pytest.raises(ValueError):
+        titer.ascontiguous(x, "bogus")
+    swapped = np.arange(6, dtype=">f4").reshape(2, 3).T
+    s = titer.ascontiguous(swapped)
+    assert s.dtype == swapped.dtype and s.flags.c_contiguous
+    np.testing.assert_array_equal(s, swapped)
+
+
+def test_empty_like():
+    x = np.zeros((2, 3, 4, 5), np.float32)
+    assert titer.empty_like(x).strides == x.strides
+    perm = x.transpose(0, 2, 3, 1)
+    assert titer.empty_like(perm).strides == perm.strides
+    assert titer.empty_like(x, "channels_last").strides == (240, 4, 60, 12)
+    assert titer.empty_like(perm, "contiguous").flags.c_contiguous
+    sliced = np.zeros((2, 8, 5, 3), np.float32).transpose(0, 3, 1, 2)[:, :, ::2]
+    e = titer.empty_like(sliced)                 # not dense: suggested format
+    assert titer.is_contiguous(e, "channels_last")
+    assert e.shape == sliced.shape and e.dtype == sliced.dtype
+    assert titer.empty_like(np.float64(1.0)).shape == ()
+
+
+def test_torch_contiguous_strides_match():
+    torch = pytest.importorskip("torch")
+    x = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
+    for view in (x, x.transpose(0, 2, 3, 1), x[:, :, ::2], x.transpose(3, 1, 2, 0)):
+        t = torch.from_numpy(x).as_strided(view.shape, [s // 4 for s in view.strides],
+                                           (view.__array_interface__["data"][0]
+                                            - x.__array_interface__["data"][0]) // 4)
+        for fmt, tfmt in (("contiguous", torch.contiguous_format),
+                          ("channels_last", torch.channels_last)):
+            got = titer.ascontiguous(view, fmt)
+            want = t.contiguous(memory_format=tfmt)
+            assert tuple(s // 4 for s in got.strides) == tuple(want.stride()), (fmt, view.strides)
+            np.testing.assert_array_equal(got, want.numpy())
+        assert tuple(s // 4 for s in titer.empty_like(view).strides) == \
+            tuple(torch.empty_like(t).stride())

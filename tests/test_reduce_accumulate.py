@@ -1,0 +1,81 @@
+"""titer.accumulate against np.<op>.accumulate: every reducible op x dtype x
+axis x layout, exact (each step is the op's own kernel, in NumPy's order),
+thread-count invariance, out= and dtype=."""
+import warnings
+
+import numpy as np
+import pytest
+
+import titer
+from test_reduce import LAYOUTS, REDUCIBLE, sample
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
+
+@pytest.mark.parametrize("name,char", REDUCIBLE, ids=lambda v: str(v))
+def test_every_op_dtype_axis_layout(name, char):
+    rng = np.random.default_rng(11)
+    base = sample((6, 7, 9), char, rng, name)
+    ufunc = getattr(np, name)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for layout in LAYOUTS.values():
+            x = layout(base.copy())
+            for axis in (0, 1, 2, -1):
+                want = ufunc.accumulate(x, axis=axis)
+                got = titer.accumulate(name, x, axis=axis)
+                assert got.dtype == want.dtype
+                if np.dtype(char).kind == "c" and name not in ("add", "subtract"):
+                    # NumPy's strided complex loops skip the FMA its contiguous ones use
+                    np.testing.assert_allclose(got, want, rtol=1e-6 if char == "F" else 1e-14)
+                else:
+                    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("shape", [(1,), (7,), (1235,), (33000,), (40000, 3), (3, 40000),
+                                   (300, 301), (0, 5), (5, 0)])
+@pytest.mark.parametrize("name", ["add", "multiply", "maximum"])
+def test_sizes_and_threads(name, shape):
+    rng = np.random.default_rng(12)
+    x = rng.uniform(0.999, 1.001, shape)
+    ufunc = getattr(np, name)
+    for axis in range(len(shape)):
+        want = ufunc.accumulate(x, axis=axis)
+        for n in (1, 2, 3):
+            with titer.num_threads(n):
+                np.testing.assert_array_equal(titer.accumulate(name, x, axis=axis), want)
+            with titer.num_threads(n):
+                np.testing.assert_array_equal(
+                    titer.accumulate(name, np.asfortranarray(x), axis=axis), want)
+
+
+def test_dtype_out_and_errors():
+    x = np.arange(30, dtype=np.int8).reshape(5, 6) * 7
+    np.testing.assert_array_equal(titer.accumulate("add", x), np.add.accumulate(x))
+    assert titer.accumulate("add", x).dtype == np.add.accumulate(x).dtype
+    np.testing.assert_array_equal(titer.accumulate("add", x, dtype=np.int8),
+                                  np.add.accumulate(x, dtype=np.int8))
+    np.testing.assert_array_equal(titer.accumulate("add", x, axis=1, dtype=np.float32),
+                                  np.add.accumulate(x, axis=1, dtype=np.float32))
+    out = np.zeros((5, 6))
+    assert titer.accumulate("add", x, out=out) is out
+    np.testing.assert_array_equal(out, np.add.accumulate(x, out=np.zeros((5, 6))))
+    y = np.arange(10.0)
+    titer.accumulate("add", y, out=y)            # in place, exact alias
+    np.testing.assert_array_equal(y, np.cumsum(np.arange(10.0)))
+    z = np.arange(11.0)
+    titer.accumulate("add", z[:-1], out=z[1:])   # partial overlap: as if copied first
+    np.testing.assert_array_equal(z[1:], np.cumsum(np.arange(10.0)))
+    swapped = np.arange(12, dtype=">i4").reshape(3, 4)
+    np.testing.assert_array_equal(titer.accumulate("add", swapped, axis=1),
+                                  np.add.accumulate(swapped, axis=1))
+    with pytest.raises(TypeError):
+        titer.accumulate("add", np.float64(1.0))
+    with pytest.raises(np.exceptions.AxisError):
+        titer.accumulate("add", x, axis=2)
+    with pytest.raises(ValueError):
+        titer.accumulate("add", x, out=np.zeros((6, 5)))
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        titer.accumulate("add", np.array([1e308, 1e308]))
+    assert any("overflow encountered in accumulate" in str(m.message) for m in w)
