@@ -4,6 +4,8 @@ cythonize the core.
 Environment:
   TITER_DEBUG=1      bounds checks, wraparound and -O0 -g for debugging
   TITER_NO_OPENMP=1  build without OpenMP (loops run serially)
+  TITER_NO_CUDA=1    do not run nvcc (CUDA kernels ship as source only)
+  TITER_CUDA_ARCHS   nvcc targets: "ptx" (default), "80;90+ptx", "full"
 """
 import os
 import subprocess
@@ -45,6 +47,22 @@ def openmp_flags():
 
 
 _codegen.write()
+
+# --- titer.cuda (issue 5): CUDA kernels generated from the same op table;
+# compiled into fatbins shipped in titer/cuda/kernels when nvcc is present
+# (TITER_CUDA_ARCHS picks targets, TITER_NO_CUDA=1 skips nvcc).  A failure
+# here never fails the CPU build. ---
+try:
+    import importlib.util as _ilu
+    _spec = _ilu.spec_from_file_location(
+        "titer_cuda_build", os.path.join(HERE, "titer", "cuda", "build.py"))
+    _cuda_build = _ilu.module_from_spec(_spec)
+    _spec.loader.exec_module(_cuda_build)
+    _cuda_build.build_kernels()
+except Exception as _exc:  # noqa: BLE001
+    print("titer.cuda: kernel generation failed (%s: %s); CPU build continues"
+          % (type(_exc).__name__, _exc), file=sys.stderr)
+# --- end titer.cuda ---
 _codegen_reduce.write()
 omp_compile, omp_link = openmp_flags()
 compile_args = omp_compile + (["-O0", "-g"] if DEBUG else ["-O3"]) + [

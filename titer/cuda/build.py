@@ -1,0 +1,405 @@
+"""Generate titer's CUDA kernels from the op table; compile them with nvcc.
+
+Run by setup.py (``build_kernels()``) and importable as ``titer.cuda.build``.
+Output, in ``titer/cuda/kernels/`` (generated, not committed):
+
+* ``<op>.cu``: one functor per op-table signature (the CPU expression,
+  unchanged, inside a device function) and its ``extern "C"`` kernels
+  ``titer_<op>_<ins>_<out>_{vec1,vec2,vec4,vec8,offset,cast}``;
+* ``<op>.fatbin`` when nvcc is present: SASS for the chosen architectures
+  plus PTX for newer ones (``TITER_CUDA_ARCHS``, see ``cuda_archs()``);
+* ``manifest.json``: every signature's kernel stem and vector widths, and
+  the signatures *not* generated or not compiled, with the reason.
+
+A signature whose expression needs a helper ``titer_scalar.cuh`` lacks, or
+that nvcc rejects, is left out and recorded; the build never fails on it.
+Compiles are cached by content hash: a rebuild only recompiles ops whose
+source, headers, architectures or nvcc changed.
+
+Environment:
+  TITER_CUDA_ARCHS  "ptx" (default: PTX for the lowest arch nvcc has),
+                    "80;90" (SASS for each), "+ptx" suffix adds PTX of the
+                    lowest, "full" = "70;75;80;86;89;90+ptx".
+  TITER_NO_CUDA=1   skip nvcc (sources and manifest are still generated)
+  TITER_NVCC        the nvcc to use (default: nvcc on PATH, or $CUDA_HOME/bin/nvcc)
+"""
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+KERNEL_DIR = os.path.join(HERE, "kernels")
+HEADERS = ("titer_scalar.cuh", "titer_kernels.cuh")
+
+# sm_70..sm_90 machine code plus PTX is the full set (issue 5, "full").  The
+# default is lean so that `pip install -e .` stays within minutes on a
+# 2-core machine: PTX only (nvcc's front end and NVVM are most of the cost;
+# SASS for one arch would add ~30% and help only that arch), which every GPU
+# JIT-compiles once per module and the driver caches.
+DEFAULT_ARCHS = "ptx"
+FULL_ARCHS = "70;75;80;86;89;90+ptx"
+
+ITEMSIZE = {"?": 1, "b": 1, "B": 1, "h": 2, "H": 2, "e": 2, "i": 4, "I": 4,
+            "f": 4, "l": 8, "L": 8, "d": 8, "F": 8, "D": 16}
+MAX_NIN = 3
+VECTOR_BYTES = 16          # widest vector access (LDG.128)
+
+
+def _load_table():
+    """titer/_ops.py and titer/_codegen.py, as a package or by path (setup.py)."""
+    try:
+        from .. import _codegen, _ops
+        return _ops, _codegen
+    except ImportError:
+        import importlib.util
+        mods = []
+        for name in ("_ops", "_codegen"):
+            if name in sys.modules and getattr(sys.modules[name], "__file__", "").startswith(
+                    os.path.dirname(HERE)):
+                mods.append(sys.modules[name])
+                continue
+            spec = importlib.util.spec_from_file_location(
+                name, os.path.join(os.path.dirname(HERE), name + ".py"))
+            mod = importlib.util.module_from_spec(spec)
+            sys.modules.setdefault(name, mod)
+            spec.loader.exec_module(mod)
+            mods.append(mod)
+        return mods[0], mods[1]
+
+
+ops, codegen = _load_table()
+
+
+# ---- naming -------------------------------------------------------------------
+
+def _chars(chars):
+    return chars.replace("?", "B1")
+
+
+def kernel_stem(op_name, sig):
+    """'add', 'ff->f' -> 'titer_add_ff_f'; '?' is spelled B1."""
+    ins, outs = sig.split("->")
+    return "titer_%s_%s_%s" % (op_name, _chars(ins), _chars(outs))
+
+
+def kernel_name(op_name, sig, variant):
+    """variant: 'vec1'/'vec2'/'vec4'/'vec8', 'offset' or 'cast'."""
+    return "%s_%s" % (kernel_stem(op_name, sig), variant)
+
+
+def vector_widths(sig):
+    """Widths the vectorized kernel is instantiated for: the widest whose VEC
+    elements of the widest operand fit one 16-byte access (at most 8).
+    Narrower widths would double compile time for a case only misaligned
+    views reach; the host runs those through the offset kernel, which for
+    one contiguous dim does no division at all."""
+    widest = max(ITEMSIZE[c] for c in sig.replace("->", ""))
+    return [min(8, max(1, VECTOR_BYTES // widest))]
+
+
+# ---- which expressions the device header can compile -----------------------
+
+_C_WORDS = set("""sizeof int unsigned signed long short char float double bool
+    true false void const return if else T U a b c d""".split())
+_MATH = set("""sqrt cbrt exp exp2 exp10 expm1 log log2 log10 log1p sin cos tan
+    asin acos atan atan2 sinh cosh tanh asinh acosh atanh pow fmod remainder
+    floor ceil trunc round rint nearbyint fabs fmin fmax copysign hypot ldexp
+    fma nextafter erf erfc tgamma lgamma""".split())
+_MATH |= {f + "f" for f in _MATH}
+_NUMBER = re.compile(r"(?<![\w.])(0[xX][0-9a-fA-F]+|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)[uUlLfF]*")
+_IDENT = re.compile(r"(?<![\w.>])[A-Za-z_]\w*")
+
+
+def device_names():
+    """Names titer_scalar.cuh provides to expressions (its TITER_DEVICE_NAMES)."""
+    with open(os.path.join(HERE, "titer_scalar.cuh")) as f:
+        text = f.read()
+    block = text.split("TITER_DEVICE_NAMES:", 1)[1].split("*/", 1)[0]
+    return set(block.split()) | set(ops.C_TYPE.values())
+
+
+def missing_names(expr, known=None):
+    """Identifiers in a C expression the device cannot resolve (sorted)."""
+    known = device_names() if known is None else known
+    text = _NUMBER.sub(" ", expr)
+    names = set(_IDENT.findall(text))
+    return sorted(n for n in names if n not in known and n not in _C_WORDS and n not in _MATH)
+
+
+# ---- generation ---------------------------------------------------------------
+
+def _code(char):
+    return ops.TYPECHARS.index(char)
+
+
+def emit_functor(op, sig):
+    """The CPU loop's kernel function, as titer/_codegen.py emits it, made a
+    device function, and the functor + extern "C" kernels around it."""
+    ins, outs = ops.parse_signature(sig)
+    cpu = codegen.emit_kernel(op, sig)
+    assert cpu.startswith("TITER_INLINE "), cpu[:40]
+    lines = ["static __device__ __forceinline__ " + cpu[len("TITER_INLINE "):]]
+    stem = kernel_stem(op.name, sig)
+    codes = [_code(c) for c in ins] + [-1] * (MAX_NIN - len(ins))
+    types = [ops.C_TYPE[c] for c in ins] + ["titer_none"] * (MAX_NIN - len(ins))
+    names = "abc"[:len(ins)]
+    lines += ["struct %s_op {" % stem,
+              "    enum { nin = %d, out_code = %d, in0_code = %d, in1_code = %d, in2_code = %d };"
+              % ((len(ins), _code(outs[0])) + tuple(codes)),
+              "    typedef %s out_t; typedef %s in0_t; typedef %s in1_t; typedef %s in2_t;"
+              % ((ops.C_TYPE[outs[0]],) + tuple(types)),
+              "    static __device__ __forceinline__ out_t apply(%s) { return %s(%s); }"
+              % (", ".join("%s %s" % (t, v) for t, v in zip(types, names)),
+                 codegen.kernel_name(op, sig), ", ".join(names)),
+              "};",
+              "TITER_DEFINE_KERNELS(%s, %s_op)" % (stem, stem)]
+    for w in vector_widths(sig):
+        lines.append("TITER_DEFINE_VEC_KERNEL(%s, %s_op, %d)" % (stem, stem, w))
+    return lines
+
+
+def op_source(op, sigs):
+    """(text, {first_line: sig}) of an op's .cu file for the given signatures."""
+    lines = ["/* Generated by titer/cuda/build.py from titer/_ops.py: do not edit. */",
+             '#include "titer_scalar.cuh"', '#include "titer_kernels.cuh"', ""]
+    starts = {}
+    for sig in sigs:
+        starts[len(lines) + 1] = sig
+        lines += emit_functor(op, sig)
+        lines.append("")
+    return "\n".join(lines) + "\n", starts
+
+
+def plan_op(op, known):
+    """(signatures to generate, {sig: reason} left out) for one op."""
+    keep, skipped = [], {}
+    if op.nout != 1 or op.nin > MAX_NIN:
+        reason = "%d inputs / %d outputs: CUDA kernels cover 1-%d inputs, 1 output" % (
+            op.nin, op.nout, MAX_NIN)
+        return [], {sig: reason for sig in op.types}
+    for sig in op.types:
+        try:
+            _, expr = ops.lookup_expr(op, ops.parse_signature(sig)[0])
+        except KeyError as e:
+            skipped[sig] = str(e)
+            continue
+        missing = missing_names(expr, known)
+        if missing:
+            skipped[sig] = "needs %s, not in titer_scalar.cuh" % ", ".join(missing)
+        else:
+            keep.append(sig)
+    return keep, skipped
+
+
+def _write_if_changed(path, text):
+    if os.path.exists(path):
+        with open(path) as f:
+            if f.read() == text:
+                return
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def generate(outdir=KERNEL_DIR, op_list=None):
+    """Write every op's .cu; return the manifest (not yet written)."""
+    os.makedirs(outdir, exist_ok=True)
+    known = device_names()
+    manifest = {"ops": {}, "unsupported": {}}
+    for op in (ops.OPS if op_list is None else op_list):
+        keep, skipped = plan_op(op, known)
+        entry = {"module": op.name, "nin": op.nin, "kernels": {}}
+        for sig in keep:
+            entry["kernels"][sig] = {"stem": kernel_stem(op.name, sig),
+                                     "vec": vector_widths(sig)}
+        for sig, reason in skipped.items():
+            manifest["unsupported"]["%s %s" % (op.name, sig)] = reason
+        manifest["ops"][op.name] = entry
+        if keep:
+            _write_if_changed(os.path.join(outdir, op.name + ".cu"), op_source(op, keep)[0])
+    return manifest
+
+
+# ---- nvcc ---------------------------------------------------------------------
+
+def find_nvcc():
+    nvcc = os.environ.get("TITER_NVCC") or shutil.which("nvcc")
+    if not nvcc:
+        home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda"
+        cand = os.path.join(home, "bin", "nvcc")
+        nvcc = cand if os.path.exists(cand) else None
+    return nvcc
+
+
+def nvcc_archs(nvcc):
+    """Compute capabilities this nvcc can target (CUDA 13 dropped sm_70)."""
+    try:
+        out = subprocess.run([nvcc, "--list-gpu-arch"], capture_output=True, text=True,
+                             timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return sorted({int(m) for m in re.findall(r"compute_(\d+)", out)})
+
+
+def cuda_archs(spec=None, supported=None):
+    """Parse TITER_CUDA_ARCHS into ([SASS archs], PTX arch or None, [dropped]).
+
+    "ptx" (the default): PTX only, for the lowest architecture this nvcc
+    supports; the driver JIT-compiles it once per module on first use and
+    caches the result.  "80;90": SASS for sm_80 and sm_90.  A "+ptx" suffix
+    adds PTX of the lowest listed one.  "full": sm_70..sm_90 + PTX (what a
+    release build ships; archs this nvcc lacks, like sm_70 on CUDA 13, are
+    dropped with a note)."""
+    spec = spec if spec is not None else (os.environ.get("TITER_CUDA_ARCHS") or DEFAULT_ARCHS)
+    spec = spec.strip().lower()
+    if spec == "full":
+        spec = FULL_ARCHS
+    low = min((a for a in (supported or [70]) if a >= 70), default=70)
+    if spec == "ptx":
+        return [], low, []
+    ptx = spec.endswith("+ptx")
+    spec = spec[:-4] if ptx else spec
+    archs = sorted({int(a.strip().replace("sm_", "").replace(".", ""))
+                    for a in re.split(r"[;, ]+", spec) if a.strip()})
+    dropped = []
+    if supported:
+        dropped = [a for a in archs if a not in supported]
+        archs = [a for a in archs if a in supported]
+    if not archs:
+        return [], low, dropped
+    return archs, (archs[0] if ptx else None), dropped
+
+
+def nvcc_command(nvcc, source, target, archs, ptx_arch):
+    cmd = [nvcc, "-fatbin", "-std=c++17", "-O3", "-fmad=false", "-prec-div=true", "-prec-sqrt=true",
+           "-Xptxas=-O3", "-I", HERE, "-o", target, source]
+    for a in archs:
+        cmd.append("-gencode=arch=compute_%d,code=sm_%d" % (a, a))
+    if ptx_arch is not None:
+        cmd.append("-gencode=arch=compute_%d,code=compute_%d" % (ptx_arch, ptx_arch))
+    return cmd
+
+
+def _digest(*parts):
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p.encode() if isinstance(p, str) else p)
+        h.update(b"\0")
+    return h.hexdigest()[:20]
+
+
+_ERROR_LINE = re.compile(r"\.cu\((\d+)\): error")
+
+
+def _failed_sigs(stderr, starts):
+    """Signatures whose generated lines an nvcc error points into."""
+    firsts = sorted(starts)
+    bad = {}
+    for m in _ERROR_LINE.finditer(stderr):
+        line = int(m.group(1))
+        owner = [s for s in firsts if s <= line]
+        if owner:
+            msg = stderr[m.end():].strip().splitlines()[0][:160] if stderr[m.end():].strip() else ""
+            bad.setdefault(starts[owner[-1]], msg)
+    return bad
+
+
+def compile_op(nvcc, op, sigs, outdir, archs, ptx_arch, version):
+    """nvcc one op's module; drop (and report) signatures nvcc rejects.
+    Returns (compiled sigs, {sig: reason}, seconds, cached)."""
+    rejected = {}
+    t0 = time.time()
+    sigs = list(sigs)
+    while sigs:
+        text, starts = op_source(op, sigs)
+        source = os.path.join(outdir, op.name + ".cu")
+        target = os.path.join(outdir, op.name + ".fatbin")
+        stamp = target + ".hash"
+        headers = "".join(open(os.path.join(HERE, h)).read() for h in HEADERS)
+        digest = _digest(text, headers, repr(archs), repr(ptx_arch), version)
+        _write_if_changed(source, text)
+        if os.path.exists(target) and os.path.exists(stamp) and open(stamp).read() == digest:
+            return sigs, rejected, time.time() - t0, True
+        proc = subprocess.run(nvcc_command(nvcc, source, target + ".%d.tmp" % os.getpid(), archs, ptx_arch),
+                              capture_output=True, text=True)
+        if proc.returncode == 0:
+            os.replace(target + ".%d.tmp" % os.getpid(), target)
+            with open(stamp, "w") as f:
+                f.write(digest)
+            return sigs, rejected, time.time() - t0, False
+        bad = _failed_sigs(proc.stderr, starts)
+        if not bad:              # not attributable to a signature: give up on the op
+            for s in sigs:
+                rejected[s] = "nvcc failed: " + (proc.stderr.strip().splitlines() or ["?"])[-1][:160]
+            sigs = []
+            break
+        for s, msg in bad.items():
+            rejected[s] = "nvcc rejected it: " + msg
+        sigs = [s for s in sigs if s not in bad]
+    for ext in (".fatbin", ".fatbin.hash", ".cu"):
+        p = os.path.join(outdir, op.name + ext)
+        if os.path.exists(p):
+            os.remove(p)
+    return [], rejected, time.time() - t0, False
+
+
+def build_kernels(outdir=KERNEL_DIR, log=None, jobs=None, op_list=None):
+    """Generate sources, compile with nvcc when there is one, write the
+    manifest.  Never raises for a missing or failing nvcc."""
+    log = log or (lambda msg: print("titer.cuda: " + msg, file=sys.stderr))
+    t0 = time.time()
+    manifest = generate(outdir, op_list)
+    nvcc = None if os.environ.get("TITER_NO_CUDA", "") not in ("", "0") else find_nvcc()
+    manifest["compiled"] = False
+    if nvcc is None:
+        log("nvcc not found (or TITER_NO_CUDA set): kernels ship as source only, "
+            "compiled by CuPy at first use")
+    else:
+        supported = nvcc_archs(nvcc)
+        archs, ptx_arch, dropped = cuda_archs(supported=supported)
+        if dropped:
+            log("this nvcc cannot target sm_%s; skipped" % ", sm_".join(map(str, dropped)))
+        version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
+        op_by_name = {op.name: op for op in (ops.OPS if op_list is None else op_list)}
+        work = [(op_by_name[name], list(entry["kernels"]))
+                for name, entry in manifest["ops"].items() if entry["kernels"]]
+        jobs = jobs or max(1, os.cpu_count() or 1)
+        with ThreadPoolExecutor(jobs) as pool:
+            results = list(pool.map(
+                lambda w: (w[0].name,) + compile_op(nvcc, w[0], w[1], outdir, archs,
+                                                    ptx_arch, version), work))
+        fresh = 0
+        for name, sigs, rejected, seconds, cached in results:
+            entry = manifest["ops"][name]
+            for sig, reason in rejected.items():
+                manifest["unsupported"]["%s %s" % (name, sig)] = reason
+                entry["kernels"].pop(sig, None)
+            fresh += not cached
+        manifest["compiled"] = True
+        manifest["archs"] = archs
+        manifest["ptx"] = ptx_arch
+        log("nvcc: %d op modules (%d compiled now; %s%s) in %.1f s"
+            % (len(results), fresh, "SASS sm_%s, " % ",".join(map(str, archs)) if archs else "",
+               "PTX compute_%d" % ptx_arch if ptx_arch else "no PTX", time.time() - t0))
+    # ops without kernels keep no stale module
+    for name, entry in manifest["ops"].items():
+        if not entry["kernels"]:
+            for ext in (".cu", ".fatbin", ".fatbin.hash"):
+                p = os.path.join(outdir, name + ext)
+                if os.path.exists(p):
+                    os.remove(p)
+    n_ok = sum(len(e["kernels"]) for e in manifest["ops"].values())
+    log("%d signatures have CUDA kernels, %d left out (listed in %s)"
+        % (n_ok, len(manifest["unsupported"]), os.path.join(outdir, "manifest.json")))
+    _write_if_changed(os.path.join(outdir, "manifest.json"),
+                      json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    return manifest
+
+
+if __name__ == "__main__":
+    build_kernels()

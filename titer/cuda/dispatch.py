@@ -1,0 +1,278 @@
+"""``titer.elementwise`` for CuPy arrays: NumPy's semantics, titer's kernels.
+
+``elementwise(name, out, *inputs, dtype=None, casting="same_kind")`` is what
+``titer.elementwise`` calls when an operand has ``__cuda_array_interface__``.
+The steps are the CPU path's:
+
+1. resolve the op and the loop dtypes with NumPy's ufunc machinery (metadata
+   only), NEP 50 for Python scalars, the same casting checks and errors;
+2. build the iterator plan with titer's own CPU iterator, run on zero-size
+   NumPy stand-ins carrying the device arrays' shapes and strides -- so
+   ``out=None`` gets exactly the CPU path's output layout;
+3. allocate the output on the device, copy an input that partially overlaps
+   the output (NumPy's rule), and launch the kernels ``plan.py`` chooses
+   (vectorized / offset / cast; split for 32-bit indexing).
+
+The device work goes through a backend: ``CupyBackend`` on a GPU; the tests
+use a host backend that runs the same kernels compiled with g++.
+"""
+import os
+import warnings
+
+import numpy as np
+
+from . import plan as _plan
+from .build import kernel_stem
+
+try:
+    from .. import _ops
+except ImportError:            # vendored without the package around it
+    import _ops  # type: ignore
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+KERNEL_DIR = os.path.join(HERE, "kernels")
+TYPECHARS = _ops.TYPECHARS
+_CODES = {np.dtype(c): i for i, c in enumerate(TYPECHARS)}
+
+# Comparing an integer array with a Python int it cannot hold: one answer for
+# every element (the CPU path's table).
+_COMPARISON_CONSTANTS = {
+    "equal": (False, False), "not_equal": (True, True),
+    "less": (True, False), "less_equal": (True, False),
+    "greater": (False, True), "greater_equal": (False, True),
+}
+
+_manifest = None
+
+
+def manifest():
+    """The kernel manifest written at build time (see build.py)."""
+    global _manifest
+    if _manifest is None:
+        import json
+        path = os.path.join(KERNEL_DIR, "manifest.json")
+        if os.path.exists(path):
+            with open(path) as f:
+                _manifest = json.load(f)
+        else:                          # not built: generate in memory
+            from . import build
+            _manifest = build.generate(KERNEL_DIR)
+    return _manifest
+
+
+def is_device_array(x):
+    return hasattr(x, "__cuda_array_interface__") and not isinstance(x, np.ndarray)
+
+
+def dtype_code(dt):
+    try:
+        return _CODES[dt]
+    except KeyError:
+        raise TypeError("titer has no CUDA kernels for dtype %s" % dt) from None
+
+
+class DeviceInfo:
+    """What the planner needs from a device array (CUDA array interface v3)."""
+    __slots__ = ("array", "ptr", "shape", "strides", "dtype")
+
+    def __init__(self, x):
+        cai = x.__cuda_array_interface__
+        self.array = x
+        self.ptr = int(cai["data"][0] or 0)
+        self.shape = tuple(int(s) for s in cai["shape"])
+        self.dtype = np.dtype(cai["typestr"])
+        if cai.get("strides") is None:
+            st, acc = [], self.dtype.itemsize
+            for s in reversed(self.shape):
+                st.append(acc)
+                acc *= max(s, 1)
+            self.strides = tuple(reversed(st))
+        else:
+            self.strides = tuple(int(s) for s in cai["strides"])
+        if not self.dtype.isnative:
+            raise ValueError("byte-swapped device arrays are not supported (dtype %s)"
+                             % self.dtype)
+        align = self.dtype.alignment
+        if self.ptr % align or any(s % align for s in self.strides):
+            raise ValueError("unaligned device arrays are not supported")
+
+    def extent(self):
+        """[lo, hi) bytes the array touches (None when empty)."""
+        if any(s == 0 for s in self.shape):
+            return None
+        lo = hi = self.ptr
+        for n, s in zip(self.shape, self.strides):
+            if s < 0:
+                lo += (n - 1) * s
+            else:
+                hi += (n - 1) * s
+        return lo, hi + self.dtype.itemsize
+
+
+def stand_in(shape, strides, dtype):
+    """A NumPy array with these strides over one element: metadata for the
+    CPU iterator, never read or written."""
+    base = np.zeros(1, dtype)
+    return np.lib.stride_tricks.as_strided(base, shape=shape, strides=strides)
+
+
+def _is_scalar(x):
+    return type(x) in (bool, int, float, complex) or isinstance(x, np.generic)
+
+
+def _resolution_type(x):
+    t = type(x)
+    if t is int or t is float or t is complex:
+        return t                        # weak (NEP 50)
+    if t is bool:
+        return np.dtype(np.bool_)
+    if isinstance(x, np.generic):
+        return x.dtype
+    return x.dtype
+
+
+def _scalar_bytes(value, dt):
+    """The scalar in the loop dtype, as the kernel reads it."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        if isinstance(value, np.generic):
+            arr = np.array(value).astype(dt)
+        else:
+            arr = np.array(value, dtype=dt) if type(value) is not complex or dt.kind == "c" \
+                else np.array(value.real, dtype=dt)
+    return arr.tobytes()
+
+
+def elementwise(name, out, *inputs, dtype=None, casting="same_kind", backend=None):
+    """``numpy.<name>(*inputs, out=out)`` on device arrays with titer's kernels."""
+    canonical = _ops.canonical_name(name) if isinstance(name, str) else None
+    if canonical is None:
+        raise ValueError("titer has no operation %r; titer.ops() lists the supported ones"
+                         % (name,))
+    op = _ops.OPS_BY_NAME[canonical]
+    if len(inputs) != op.nin:
+        raise TypeError("%s() takes %d input(s), got %d" % (name, op.nin, len(inputs)))
+    if op.nout != 1:
+        raise NotImplementedError("titer's CUDA kernels cover single-output ops; %s has %d"
+                                  % (canonical, op.nout))
+    if isinstance(out, tuple):
+        if len(out) != 1:
+            raise ValueError("The 'out' tuple must have exactly 1 entries: one per ufunc output")
+        out = out[0]
+    operands = [out] + list(inputs)
+    if any(isinstance(x, np.ndarray) for x in operands):
+        raise TypeError("titer.elementwise: cannot mix NumPy arrays and device (CuPy) arrays; "
+                        "move them to one side first (cupy.asarray / cupy.asnumpy)")
+    for x in inputs:
+        if not is_device_array(x) and not _is_scalar(x):
+            raise TypeError("titer.elementwise: unsupported operand type %s with device arrays"
+                            % type(x).__name__)
+    if out is not None and not is_device_array(out):
+        raise TypeError("return arrays must be device arrays here, got %s" % type(out).__name__)
+    if backend is None:
+        from ._cupy import CupyBackend
+        backend = CupyBackend.get()
+    devices = {backend.device_of(x) for x in operands if is_device_array(x)}
+    if len(devices) > 1:
+        raise ValueError("titer.elementwise: operands are on different devices %s"
+                         % sorted(devices))
+    infos = [DeviceInfo(x) if is_device_array(x) else None for x in operands]
+
+    # 1. loop dtypes, as the CPU path resolves them
+    kwargs = {"casting": casting}
+    if dtype is not None:
+        kwargs["signature"] = (None,) * op.nin + (np.dtype(dtype),)
+    ufunc = getattr(np, canonical)
+    in_types = tuple(_resolution_type(x) if infos[i + 1] is None else infos[i + 1].dtype
+                     for i, x in enumerate(inputs))
+    resolved = ufunc.resolve_dtypes(in_types + (None,), **kwargs)
+    loop_in, loop_out = list(resolved[:op.nin]), resolved[op.nin]
+    sig = "".join(TYPECHARS[dtype_code(d)] for d in loop_in) + "->" + TYPECHARS[dtype_code(loop_out)]
+    entry = manifest()["ops"].get(canonical, {}).get("kernels", {}).get(sig)
+    if entry is None:
+        reason = manifest()["unsupported"].get("%s %s" % (canonical, sig), "not in the op table")
+        raise TypeError("titer has no CUDA kernel for %s %s (%s)" % (canonical, sig, reason))
+    if out is not None and not np.can_cast(loop_out, infos[0].dtype, casting):
+        raise TypeError("Cannot cast ufunc '%s' output from %r to %r with casting rule %r"
+                        % (canonical, loop_out, infos[0].dtype, casting))
+    if any((type(x) is complex or (infos[i + 1] is not None and infos[i + 1].dtype.kind == "c")
+            or (isinstance(x, np.generic) and x.dtype.kind == "c"))
+           and loop_in[i].kind != "c" for i, x in enumerate(inputs)) or (
+            out is not None and loop_out.kind == "c" and infos[0].dtype.kind != "c"):
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      np.exceptions.ComplexWarning, stacklevel=2)
+
+    # scalars: in the loop dtype, passed by value
+    scalar_bytes = [None]
+    constant = None
+    for i, x in enumerate(inputs):
+        if infos[i + 1] is not None:
+            scalar_bytes.append(None)
+            continue
+        try:
+            scalar_bytes.append(_scalar_bytes(x, loop_in[i]))
+        except OverflowError:
+            other = infos[2 - i] if op.nin == 2 else None
+            if (canonical in _COMPARISON_CONSTANTS and type(x) is int and other is not None
+                    and other.dtype.kind in "iu"):
+                below, above = _COMPARISON_CONSTANTS[canonical]
+                array_below = x > 0
+                if i == 0:
+                    array_below = not array_below
+                constant = below if array_below else above
+                scalar_bytes.append(b"\0" * loop_in[i].itemsize)
+            else:
+                raise OverflowError("Python integer %d out of bounds for %s" % (x, loop_in[i]))
+
+    # 2. the plan: titer's CPU iterator over stand-ins
+    from .._core import IterConfig
+    cfg = IterConfig().resize_outputs(False).check_all_same_dtype(False)
+    if out is None:
+        cfg.add_output(None, dtype=loop_out)
+    else:
+        cfg.add_output(stand_in(infos[0].shape, infos[0].strides, infos[0].dtype))
+    for i, x in enumerate(inputs):
+        info = infos[i + 1]
+        cfg.add_input(stand_in(info.shape, info.strides, info.dtype) if info is not None
+                      else np.zeros((), loop_in[i]))
+    it = cfg.build()
+    if out is None:
+        allocated = it.output(0)
+        out = backend.empty(allocated.shape, loop_out, allocated.strides, devices)
+        infos[0] = DeviceInfo(out)
+    if constant is not None:
+        backend.fill(out, constant)
+        return out
+
+    # 3. NumPy's overlap rule: an input partially overlapping out is copied
+    out_extent = infos[0].extent()
+    for i in range(1, len(infos)):
+        info = infos[i]
+        if info is None or out_extent is None:
+            continue
+        ext = info.extent()
+        if ext is None or ext[1] <= out_extent[0] or out_extent[1] <= ext[0]:
+            continue
+        if (info.ptr == infos[0].ptr and info.strides == infos[0].strides
+                and info.shape == infos[0].shape and info.dtype == infos[0].dtype):
+            continue                            # exact alias: elementwise-safe
+        # plan again with a copy (it may have other strides)
+        copied = list(inputs)
+        copied[i - 1] = backend.copy(info.array)
+        return elementwise(name, out, *copied,
+                           dtype=dtype, casting=casting, backend=backend)
+
+    if it.numel == 0:
+        return out
+    nargs = len(operands)
+    piece = _plan.Piece(tuple(it.shape), tuple(tuple(it.strides(i)) for i in range(nargs)),
+                        (0,) * nargs)
+    bases = [inf.ptr if inf is not None else 0 for inf in infos]
+    mem_codes = [dtype_code(inf.dtype) if inf is not None else dtype_code(loop_in[i - 1])
+                 for i, inf in enumerate(infos)]
+    loop_codes = [dtype_code(loop_out)] + [dtype_code(d) for d in loop_in]
+    launches = _plan.plan_launches(kernel_stem(canonical, sig), piece, bases, mem_codes,
+                                   loop_codes, scalar_bytes, entry["vec"])
+    for launch in launches:
+        backend.launch(canonical, launch)
+    return out

@@ -1,0 +1,135 @@
+"""Run titer's CUDA kernels on the CPU (for tests without a GPU).
+
+``HostBackend(ops)`` generates the ops' kernel sources, compiles them with
+g++ and ``host_shim.h`` into one shared library (cached by content hash),
+and plays the device for ``dispatch.elementwise``: ``HostArray`` wraps a
+NumPy array behind ``__cuda_array_interface__`` so the dispatcher treats
+it as device memory, and each launch runs every (block, thread) of the grid
+through the same kernel code a GPU runs.
+"""
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from . import build
+
+
+class HostArray:
+    """A NumPy array posing as device memory (CUDA array interface v3)."""
+
+    def __init__(self, array):
+        self.a = array
+
+    @property
+    def __cuda_array_interface__(self):
+        a = self.a
+        return {"shape": a.shape, "typestr": a.dtype.str, "strides": a.strides,
+                "data": (a.__array_interface__["data"][0], False), "version": 3}
+
+    @property
+    def shape(self):
+        return self.a.shape
+
+    @property
+    def dtype(self):
+        return self.a.dtype
+
+    def get(self):
+        return self.a
+
+
+def find_cxx():
+    return shutil.which(os.environ.get("CXX", "g++")) or shutil.which("c++")
+
+
+class HostBackend:
+    """The device side of dispatch.elementwise, on the CPU."""
+
+    def __init__(self, op_list, cache_dir=None, jobs=None):
+        cxx = find_cxx()
+        if cxx is None:
+            raise RuntimeError("no C++ compiler (g++) to build the host kernels")
+        self.manifest = {"ops": {}, "unsupported": {}}
+        cache_dir = cache_dir or os.path.join(tempfile.gettempdir(), "titer-cuda-host")
+        os.makedirs(cache_dir, exist_ok=True)
+        headers = "".join(open(os.path.join(build.HERE, h)).read()
+                          for h in build.HEADERS + ("host_shim.h",))
+        srcdir = tempfile.mkdtemp(prefix="src-", dir=cache_dir)
+        try:
+            self.manifest = build.generate(srcdir, op_list)
+            names = sorted(n for n, e in self.manifest["ops"].items() if e["kernels"])
+            texts = {n: open(os.path.join(srcdir, n + ".cu")).read() for n in names}
+            key = hashlib.sha256((headers + cxx + "".join(texts[n] for n in names)).encode())
+            lib = os.path.join(cache_dir, "kernels-%s.so" % key.hexdigest()[:16])
+            if not os.path.exists(lib):
+                self._compile(cxx, srcdir, names, lib, jobs)
+        finally:
+            shutil.rmtree(srcdir, ignore_errors=True)
+        self.lib = ctypes.CDLL(lib)
+        self.lib.titer_host_launch.argtypes = [ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint,
+                                               ctypes.c_void_p]
+        self.lib.titer_host_div.restype = ctypes.c_uint32
+        self.lib.titer_host_div.argtypes = [ctypes.c_uint32] * 4
+        self.launched = []              # kernel names, in order (for the tests)
+
+    @staticmethod
+    def _compile(cxx, srcdir, names, lib, jobs):
+        flags = ["-std=c++17", "-O1", "-fPIC", "-w", "-I", build.HERE,
+                 "-include", os.path.join(build.HERE, "host_shim.h")]
+        launcher = os.path.join(srcdir, "launcher.cpp")
+        with open(launcher, "w") as f:
+            f.write("/* titer_host_launch and friends */\n")
+
+        def compile_one(args):
+            src, obj, extra = args
+            proc = subprocess.run([cxx] + flags + extra + ["-x", "c++", "-c", src, "-o", obj],
+                                  capture_output=True, text=True)
+            if proc.returncode:
+                raise RuntimeError("g++ failed on %s:\n%s" % (src, proc.stderr[-3000:]))
+            return obj
+
+        work = [(launcher, launcher + ".o", ["-DTITER_HOST_SHIM_LAUNCHER"])]
+        work += [(os.path.join(srcdir, n + ".cu"), os.path.join(srcdir, n + ".o"), [])
+                 for n in names]
+        with ThreadPoolExecutor(jobs or os.cpu_count() or 1) as pool:
+            objs = list(pool.map(compile_one, work))
+        tmp = lib + ".%d.tmp" % os.getpid()
+        subprocess.run([cxx, "-shared", "-o", tmp] + objs, check=True, capture_output=True)
+        os.replace(tmp, lib)
+
+    # ---- the device interface dispatch.elementwise uses ----
+    def device_of(self, x):
+        return 0
+
+    def empty(self, shape, dtype, strides, devices):
+        span = dtype.itemsize + sum((n - 1) * abs(s) for n, s in zip(shape, strides) if n)
+        if any(n == 0 for n in shape):
+            return HostArray(np.empty(shape, dtype))
+        buf = np.empty(span // dtype.itemsize + 1, dtype)
+        start = sum((n - 1) * -s for n, s in zip(shape, strides) if s < 0)
+        base = buf[start // dtype.itemsize:]
+        return HostArray(np.lib.stride_tricks.as_strided(base, shape, strides))
+
+    def copy(self, x):
+        return HostArray(np.array(x.a, copy=True))
+
+    def fill(self, out, value):
+        out.a[...] = value
+
+    def launch(self, op_name, launch):
+        fn = ctypes.cast(getattr(self.lib, launch.kernel), ctypes.c_void_p)
+        params = np.array(launch.params)
+        self.launched.append(launch.kernel)
+        self.lib.titer_host_launch(fn, launch.grid[0], launch.block[0],
+                                   params.ctypes.data)
+
+    def params_layout(self):
+        out = (ctypes.c_int64 * 8)()
+        self.lib.titer_host_params_layout(out)
+        return list(out)

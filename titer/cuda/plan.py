@@ -1,0 +1,225 @@
+"""Host-side launch planning for titer's CUDA kernels (no CuPy, no CUDA).
+
+Pure functions over an iterator plan (coalesced shape, fastest dim first,
+byte strides per operand, outputs first):
+
+* ``int_divider(d)``: the magic multiplier and shift of ATen's IntDivider;
+* ``split_32bit(...)``: ATen's ``with_32bit_indexing`` -- halve the plan along
+  the dim with the largest extent until every piece has 32-bit indices;
+* ``split_dims(...)``: loop the dims beyond TITER_MAX_DIMS on the host;
+* ``choose_kernel`` / ``launch_config`` / ``pack_params``: which kernel, the
+  grid, and the ``titer_params`` bytes the kernel takes by value.
+
+Everything here is exercised in CI without a GPU (tests/test_cuda_host.py,
+and tests/test_cuda_shim.py runs the kernels themselves on the CPU).
+"""
+import itertools
+from collections import namedtuple
+
+import numpy as np
+
+MAX_DIMS = 12           # TITER_MAX_DIMS in titer_kernels.cuh
+MAX_ARGS = 4            # TITER_MAX_ARGS
+BLOCK = 128             # TITER_BLOCK
+UNROLL = 4              # TITER_UNROLL
+INT32_MAX = 2**31 - 1
+SPLIT_LIMIT = INT32_MAX  # what with_32bit_indexing splits at (tests lower it)
+
+TYPECHARS = "?bBhHiIlLefdFD"
+
+# titer_params, field for field (checked against the C struct in the tests).
+PARAMS_DTYPE = np.dtype({
+    "names": ["data", "scalar", "code", "ndim", "numel", "divider", "stride"],
+    "formats": [(np.uint64, MAX_ARGS), (np.uint8, (MAX_ARGS, 16)), (np.int32, MAX_ARGS),
+                np.int32, np.int32, (np.uint32, (MAX_DIMS, 3)), (np.int32, (MAX_DIMS, MAX_ARGS))],
+    "offsets": [0, 32, 96, 112, 116, 120, 120 + 12 * MAX_DIMS],
+    "itemsize": 120 + 12 * MAX_DIMS + 4 * MAX_DIMS * MAX_ARGS,
+})
+
+Piece = namedtuple("Piece", "shape strides offsets")
+"""A plan (or a part of one): shape fastest first, strides[op][dim] in bytes,
+offsets[op]: bytes from the operand's base pointer."""
+
+
+def int_divider(d):
+    """(magic, shift) with q = (umulhi(n, magic) + n) >> shift == n // d for
+    every 0 <= n < 2**31 (the sum wraps at 2**32 as uint32 does)."""
+    if not 1 <= d <= INT32_MAX + 1:
+        raise ValueError("divisor %d out of range" % d)
+    shift = 0
+    while (1 << shift) < d:
+        shift += 1
+    magic = ((1 << 32) * ((1 << shift) - d)) // d + 1
+    assert magic <= 0xFFFFFFFF
+    return magic, shift
+
+
+def fast_div(n, magic, shift):
+    """The device's division, in Python/NumPy (uint32 arithmetic)."""
+    n = np.asarray(n, dtype=np.uint64)
+    t = (n * np.uint64(magic)) >> np.uint64(32)
+    return ((t + n) & np.uint64(0xFFFFFFFF)) >> np.uint64(shift)
+
+
+def numel(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def can_use_32bit_indexing(piece, limit=INT32_MAX):
+    """Every element count and every byte offset fits (seed 000)."""
+    if numel(piece.shape) > limit:
+        return False
+    for st in piece.strides:
+        extent = 1 + sum((s - 1) * abs(x) for s, x in zip(piece.shape, st))
+        if extent > limit:
+            return False
+    return True
+
+
+def _dim_to_split(piece):
+    """ATen's get_dim_to_split: the dim with the largest (size-1)*|stride|."""
+    best, dim = -1, -1
+    for d in range(len(piece.shape) - 1, -1, -1):
+        if piece.shape[d] == 0:
+            continue
+        for st in piece.strides:
+            extent = (piece.shape[d] - 1) * abs(st[d])
+            if extent > best:
+                best, dim = extent, d
+    return dim
+
+
+def split_32bit(piece, limit=INT32_MAX):
+    """with_32bit_indexing: pieces in order, each usable with 32-bit indices."""
+    if numel(piece.shape) == 0:
+        return []
+    out, stack = [], [piece]
+    while stack:
+        p = stack.pop()
+        if can_use_32bit_indexing(p, limit):
+            out.append(p)
+            continue
+        d = _dim_to_split(p)
+        if d < 0 or p.shape[d] < 2:
+            raise ValueError("cannot split this plan into 32-bit pieces: %r" % (p,))
+        half = p.shape[d] // 2
+        first = Piece(p.shape[:d] + (half,) + p.shape[d + 1:], p.strides, p.offsets)
+        second = Piece(p.shape[:d] + (p.shape[d] - half,) + p.shape[d + 1:], p.strides,
+                       tuple(o + half * st[d] for o, st in zip(p.offsets, p.strides)))
+        stack.append(second)
+        stack.append(first)
+    return out
+
+
+def split_dims(piece, max_dims=MAX_DIMS):
+    """Pieces of at most max_dims dims: the slowest extra dims loop on the host."""
+    nd = len(piece.shape)
+    if nd <= max_dims:
+        return [piece]
+    outer = piece.shape[max_dims:]
+    out = []
+    for idx in itertools.product(*[range(s) for s in reversed(outer)]):
+        idx = idx[::-1]
+        offsets = tuple(o + sum(i * st[max_dims + k] for k, i in enumerate(idx))
+                        for o, st in zip(piece.offsets, piece.strides))
+        out.append(Piece(piece.shape[:max_dims], tuple(st[:max_dims] for st in piece.strides),
+                         offsets))
+    return out
+
+
+def is_contiguous(piece, itemsizes, scalars):
+    """One dim (or one element) every array operand walks with stride == itemsize."""
+    if numel(piece.shape) <= 1:
+        return True
+    if len(piece.shape) != 1:
+        return False
+    return all(scalars[i] or piece.strides[i][0] == itemsizes[i]
+               for i in range(len(itemsizes)))
+
+
+def can_vectorize(width, addresses, itemsizes, scalars):
+    """ATen's can_vectorize_up_to, for one width: every array pointer aligned
+    to width elements."""
+    return all(scalars[i] or addresses[i] % (width * itemsizes[i]) == 0
+               for i in range(len(itemsizes)))
+
+
+def choose_kernel(piece, addresses, mem_codes, loop_codes, scalars, vec_widths):
+    """'vec<W>', 'offset' or 'cast' for one piece."""
+    cast = any(not scalars[i] and mem_codes[i] != loop_codes[i] for i in range(len(mem_codes)))
+    if cast:
+        return "cast"
+    sizes = [np.dtype(TYPECHARS[c]).itemsize for c in loop_codes]
+    if is_contiguous(piece, sizes, scalars):
+        for w in sorted(vec_widths, reverse=True):
+            if can_vectorize(w, addresses, sizes, scalars):
+                return "vec%d" % w
+    return "offset"
+
+
+def launch_config(kind, n):
+    """(grid, block) for n elements."""
+    if kind.startswith("vec"):
+        per_block = BLOCK * UNROLL * int(kind[3:])
+    else:
+        per_block = BLOCK * UNROLL
+    return ((n + per_block - 1) // per_block, 1, 1), (BLOCK, 1, 1)
+
+
+def pack_params(piece, addresses, mem_codes, scalar_bytes):
+    """titer_params for one piece: an aligned structured NumPy scalar.
+    addresses[i]: operand base address + piece offset (ignored for scalars);
+    scalar_bytes[i]: the value in the loop dtype, or None for an array."""
+    nd = len(piece.shape)
+    if nd > MAX_DIMS:
+        raise ValueError("%d dims: split_dims first" % nd)
+    n = numel(piece.shape)
+    if n > INT32_MAX:
+        raise ValueError("%d elements: split_32bit first" % n)
+    buf = np.zeros(1, PARAMS_DTYPE)
+    rec = buf[0]
+    nargs = len(mem_codes)
+    for i in range(nargs):
+        if scalar_bytes[i] is not None:
+            rec["data"][i] = 0
+            b = np.frombuffer(scalar_bytes[i], np.uint8)
+            rec["scalar"][i, :len(b)] = b
+        else:
+            rec["data"][i] = addresses[i]
+        rec["code"][i] = mem_codes[i]
+    rec["ndim"] = nd
+    rec["numel"] = n
+    div = np.zeros((MAX_DIMS, 3), np.uint32)
+    for d, size in enumerate(piece.shape):
+        magic, shift = int_divider(max(size, 1))
+        div[d] = (size, magic, shift)
+    rec["divider"] = div
+    strides = np.zeros((MAX_DIMS, MAX_ARGS), np.int32)
+    for i in range(nargs):
+        for d in range(nd):
+            strides[d, i] = 0 if scalar_bytes[i] is not None else piece.strides[i][d]
+    rec["stride"] = strides
+    return buf[0]
+
+
+Launch = namedtuple("Launch", "kernel grid block params numel")
+
+
+def plan_launches(stem, piece, bases, mem_codes, loop_codes, scalar_bytes, vec_widths,
+                  limit=None):
+    """Every launch one elementwise call needs, in order."""
+    limit = SPLIT_LIMIT if limit is None else limit
+    scalars = [b is not None for b in scalar_bytes]
+    launches = []
+    for big in split_32bit(piece, limit):
+        for p in split_dims(big):
+            addresses = [0 if scalars[i] else bases[i] + p.offsets[i] for i in range(len(bases))]
+            kind = choose_kernel(p, addresses, mem_codes, loop_codes, scalars, vec_widths)
+            n = numel(p.shape)
+            grid, block = launch_config(kind, n)
+            launches.append(Launch("%s_%s" % (stem, kind), grid, block,
+                                   pack_params(p, addresses, mem_codes, scalar_bytes), n))
+    return launches

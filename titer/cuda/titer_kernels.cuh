@@ -1,0 +1,196 @@
+/* The loop shapes around titer's one-line device kernels (seed 000):
+ *  - titer_params: what the host passes by value (pointers, dtype codes,
+ *    scalar operands, the OffsetCalculator with IntDivider magic numbers);
+ *  - a vectorized kernel for contiguous operands (VEC elements per access,
+ *    VEC chosen on the host from every pointer's alignment);
+ *  - an unrolled offset-calculator kernel for any other layout;
+ *  - the same with LoadWithCast / StoreWithCast for operands whose dtype is
+ *    not the loop's (casts happen per element: no converted copies).
+ * Indices are 32-bit: the host splits bigger plans (with_32bit_indexing).
+ * The layout of titer_params is mirrored in titer/cuda/plan.py. */
+#ifndef TITER_KERNELS_CUH
+#define TITER_KERNELS_CUH
+
+#define TITER_MAX_DIMS 12       /* coalesced dims per launch; the host loops over more */
+#define TITER_MAX_ARGS 4        /* 1 output + up to 3 inputs */
+#define TITER_BLOCK 128         /* threads per block, every kernel */
+#define TITER_UNROLL 4          /* elements (or vectors) per thread */
+
+/* Fast division by a fixed divisor (Granlund & Montgomery; ATen's
+ * IntDivider<uint32_t>): q = (umulhi(n, magic) + n) >> shift, exact for
+ * every n < 2^31.  magic and shift are computed on the host. */
+struct titer_divider {
+    uint32_t divisor, magic, shift;
+};
+
+struct __align__(8) titer_scalar_slot {
+    unsigned char bytes[16];
+};
+
+struct titer_params {
+    char *data[TITER_MAX_ARGS];            /* outputs first; NULL: a scalar operand */
+    titer_scalar_slot scalar[TITER_MAX_ARGS];  /* scalar operands, in the loop dtype */
+    int32_t code[TITER_MAX_ARGS];          /* dtype code in memory (cast kernels) */
+    int32_t ndim;                          /* coalesced dims, fastest first */
+    int32_t numel;
+    titer_divider size[TITER_MAX_DIMS];
+    int32_t stride[TITER_MAX_DIMS][TITER_MAX_ARGS];   /* bytes */
+};
+
+static __device__ __forceinline__ uint32_t titer_div(const titer_divider &d, uint32_t n) {
+    return (__umulhi(n, d.magic) + n) >> d.shift;
+}
+
+/* Byte offsets of element `linear` for every operand: divmod through the
+ * dims fastest first; the slowest dim needs no division. */
+static __device__ __forceinline__ void titer_offsets(const titer_params &p, uint32_t linear,
+                                                     int32_t *off) {
+#pragma unroll
+    for (int arg = 0; arg < TITER_MAX_ARGS; arg++) off[arg] = 0;
+#pragma unroll
+    for (int dim = 0; dim < TITER_MAX_DIMS; dim++) {
+        if (dim == p.ndim) break;
+        uint32_t q = dim + 1 == p.ndim ? 0 : titer_div(p.size[dim], linear);
+        uint32_t r = linear - q * p.size[dim].divisor;
+        linear = q;
+#pragma unroll
+        for (int arg = 0; arg < TITER_MAX_ARGS; arg++)
+            off[arg] += (int32_t)r * p.stride[dim][arg];
+    }
+}
+
+struct titer_none {};           /* the type of an input slot an op does not have */
+
+template <class T> static __device__ __forceinline__ T titer_scalar_value(const titer_params &p, int i) {
+    T v;
+    memcpy(&v, p.scalar[i].bytes, sizeof(T));
+    return v;
+}
+
+template <class Op>
+static __device__ __forceinline__ typename Op::out_t
+titer_invoke(const typename Op::in0_t &a, const typename Op::in1_t &b, const typename Op::in2_t &c) {
+    if constexpr (Op::nin == 1) return Op::apply(a);
+    else if constexpr (Op::nin == 2) return Op::apply(a, b);
+    else return Op::apply(a, b, c);
+}
+
+/* ---- vectorized kernel: every operand contiguous (or a scalar) ---- */
+
+template <class T, int VEC> struct __align__(sizeof(T) * VEC) titer_vec {
+    T v[VEC];
+};
+
+template <class T, int VEC> struct titer_vec_input {
+    T v[VEC];
+    __device__ __forceinline__ void load(const titer_params &p, int i, uint32_t start, bool full,
+                                         uint32_t n) {
+        if (p.data[i] == nullptr) {
+            T s = titer_scalar_value<T>(p, i);
+#pragma unroll
+            for (int k = 0; k < VEC; k++) v[k] = s;
+        } else if (full) {
+            titer_vec<T, VEC> x = *(const titer_vec<T, VEC> *)(p.data[i] + (size_t)start * sizeof(T));
+#pragma unroll
+            for (int k = 0; k < VEC; k++) v[k] = x.v[k];
+        } else {
+            const T *src = (const T *)p.data[i] + start;
+#pragma unroll
+            for (int k = 0; k < VEC; k++)
+                if (start + k < n) v[k] = src[k];
+        }
+    }
+};
+template <int VEC> struct titer_vec_input<titer_none, VEC> {
+    titer_none v[VEC];
+    __device__ __forceinline__ void load(const titer_params &, int, uint32_t, bool, uint32_t) {}
+};
+
+template <class Op, int VEC>
+static __device__ __forceinline__ void titer_vectorized(const titer_params &p) {
+    typedef typename Op::out_t O;
+    const uint32_t n = (uint32_t)p.numel;
+    /* VEC elements per access is the memory parallelism; unrolling the
+     * TITER_UNROLL accesses as well would quadruple compile time. */
+#pragma unroll 1
+    for (int u = 0; u < TITER_UNROLL; u++) {
+        uint32_t chunk = ((uint32_t)blockIdx.x * TITER_UNROLL + u) * TITER_BLOCK + threadIdx.x;
+        uint64_t start64 = (uint64_t)chunk * VEC;
+        if (start64 >= n) return;
+        uint32_t start = (uint32_t)start64;
+        bool full = start64 + VEC <= n;
+        titer_vec_input<typename Op::in0_t, VEC> x0;
+        titer_vec_input<typename Op::in1_t, VEC> x1;
+        titer_vec_input<typename Op::in2_t, VEC> x2;
+        x0.load(p, 1, start, full, n);
+        x1.load(p, 2, start, full, n);
+        x2.load(p, 3, start, full, n);
+        titer_vec<O, VEC> r;
+#pragma unroll
+        for (int k = 0; k < VEC; k++)
+            if (full || start + k < n) r.v[k] = titer_invoke<Op>(x0.v[k], x1.v[k], x2.v[k]);
+        if (full) {
+            *(titer_vec<O, VEC> *)(p.data[0] + (size_t)start * sizeof(O)) = r;
+        } else {
+            O *dst = (O *)p.data[0] + start;
+#pragma unroll
+            for (int k = 0; k < VEC; k++)
+                if (start + k < n) dst[k] = r.v[k];
+        }
+    }
+}
+
+/* ---- unrolled offset-calculator kernels (ATen's legacy kernel shape) ---- */
+
+template <class Op, int I> struct titer_input_code;
+template <class Op> struct titer_input_code<Op, 0> { enum { value = Op::in0_code }; };
+template <class Op> struct titer_input_code<Op, 1> { enum { value = Op::in1_code }; };
+template <class Op> struct titer_input_code<Op, 2> { enum { value = Op::in2_code }; };
+
+template <class Op, int I, class T>
+static __device__ __forceinline__ T titer_load_input(const titer_params &p, const int32_t *off,
+                                                     bool cast) {
+    if constexpr (I >= Op::nin) {
+        return T();
+    } else {
+        const int i = I + 1;
+        if (p.data[i] == nullptr) return titer_scalar_value<T>(p, i);
+        if (cast) return titer_load_as<titer_input_code<Op, I>::value>(p.data[i] + off[i], p.code[i]);
+        return *(const T *)(p.data[i] + off[i]);
+    }
+}
+
+template <class Op, bool CAST>
+static __device__ __forceinline__ void titer_unrolled(const titer_params &p) {
+    typedef typename Op::out_t O;
+    const uint32_t n = (uint32_t)p.numel;
+    uint32_t idx = (uint32_t)blockIdx.x * (TITER_BLOCK * TITER_UNROLL) + threadIdx.x;
+    /* not unrolled: the offset calculator is unrolled over the dims already,
+     * and four copies of it quadruple compile time for little gain */
+#pragma unroll 1
+    for (int u = 0; u < TITER_UNROLL; u++) {
+        if (idx < n) {
+            int32_t off[TITER_MAX_ARGS];
+            titer_offsets(p, idx, off);
+            O r = titer_invoke<Op>(
+                titer_load_input<Op, 0, typename Op::in0_t>(p, off, CAST),
+                titer_load_input<Op, 1, typename Op::in1_t>(p, off, CAST),
+                titer_load_input<Op, 2, typename Op::in2_t>(p, off, CAST));
+            if (CAST) titer_store_as<Op::out_code>(p.data[0] + off[0], p.code[0], r);
+            else *(O *)(p.data[0] + off[0]) = r;
+            idx += TITER_BLOCK;
+        }
+    }
+}
+
+/* One op-table signature's kernels: <stem>_vec{1,2,4,8}, <stem>_offset, <stem>_cast. */
+#define TITER_DEFINE_KERNELS(STEM, OP)                                       \
+    extern "C" __global__ void __launch_bounds__(TITER_BLOCK)                \
+    STEM##_offset(const titer_params p) { titer_unrolled<OP, false>(p); }    \
+    extern "C" __global__ void __launch_bounds__(TITER_BLOCK)                \
+    STEM##_cast(const titer_params p) { titer_unrolled<OP, true>(p); }
+#define TITER_DEFINE_VEC_KERNEL(STEM, OP, VEC)                               \
+    extern "C" __global__ void __launch_bounds__(TITER_BLOCK)                \
+    STEM##_vec##VEC(const titer_params p) { titer_vectorized<OP, VEC>(p); }
+
+#endif
