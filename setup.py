@@ -6,16 +6,24 @@ Environment:
   TITER_NO_OPENMP=1  build without OpenMP (loops run serially)
   TITER_NO_CUDA=1    do not run nvcc (CUDA kernels ship as source only)
   TITER_CUDA_ARCHS   nvcc targets: "ptx" (default), "80;90+ptx", "full"
+  TITER_ISA_BUILDS   instruction-set builds of the loops besides the baseline,
+                     comma-separated from "avx2,avx512" (default "avx2" on
+                     x86-64; "" for none).  avx512 is opt-in: GCC 12 fuses
+                     complex-arithmetic patterns into FMA there even with
+                     -ffp-contract=off, which breaks bit-parity with NumPy.
 """
 import os
+import platform
 import subprocess
 import sys
 import sysconfig
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "titer"))
@@ -46,6 +54,40 @@ def openmp_flags():
     return ["-fopenmp"], ["-fopenmp"]
 
 
+def isa_builds():
+    """Extra instruction-set builds of the loops, chosen at import (seed 004)."""
+    wanted = os.environ.get("TITER_ISA_BUILDS")
+    x86 = platform.machine().lower() in ("x86_64", "amd64")
+    if wanted is None:
+        wanted = "avx2" if x86 and sys.platform != "win32" else ""
+    levels = [w.strip() for w in wanted.split(",") if w.strip()]
+    for level in levels:
+        if level not in ("avx2", "avx512"):
+            raise SystemExit("TITER_ISA_BUILDS: unknown level %r" % level)
+    return levels
+
+
+class ParallelBuildExt(build_ext):
+    """Compile an extension's C files concurrently: the instruction-set
+    builds of the loops are independent translation units."""
+
+    def build_extension(self, ext):
+        compile_one = self.compiler.compile
+
+        def compile_parallel(sources, **kwargs):
+            if len(sources) < 2:
+                return compile_one(sources, **kwargs)
+            with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+                parts = pool.map(lambda src: compile_one([src], **kwargs), sources)
+                return [obj for objs in parts for obj in objs]
+
+        self.compiler.compile = compile_parallel
+        try:
+            super().build_extension(ext)
+        finally:
+            self.compiler.compile = compile_one
+
+
 _codegen.write()
 
 # --- titer.cuda (issue 5): CUDA kernels generated from the same op table;
@@ -65,28 +107,33 @@ except Exception as _exc:  # noqa: BLE001
 # --- end titer.cuda ---
 _codegen_reduce.write()
 omp_compile, omp_link = openmp_flags()
+ISA_BUILDS = isa_builds()
 compile_args = omp_compile + (["-O0", "-g"] if DEBUG else ["-O3"]) + [
     "-fno-math-errno",          # lets sqrt/fabs inline; errno is not observable here
+    "-ffp-contract=off",        # a*b+c fuses only where NumPy's loops fuse (titer_muladd)
     "-Wno-unused-function",
 ]
 
 extensions = [
     Extension(
         "titer._core",
-        ["titer/_core.pyx"],
+        ["titer/_core.pyx"] + ["titer/src/titer_isa_%s.c" % level for level in ISA_BUILDS],
         include_dirs=[numpy.get_include(), os.path.join("titer", "src")],
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")]
+        + [("TITER_HAVE_%s_TABLES" % level.upper(), "1") for level in ISA_BUILDS],
         extra_compile_args=compile_args,
         extra_link_args=omp_link,
         depends=["titer/_core.pxd", "titer/src/titer_generated.h",
                  "titer/src/titer_loops.h", "titer/src/titer_scalar.h",
                  "titer/src/titer_tile.h", "titer/src/titer_stream.h",
-                 "titer/src/titer_reduce.h", "titer/src/titer_reduce_generated.h"]
+                 "titer/src/titer_reduce.h", "titer/src/titer_reduce_generated.h",
+                 "titer/src/titer_isa_tables.h"]
         + [os.path.join("titer", f) for f in os.listdir("titer") if f.endswith(".pxi")],
     )
 ]
 
 setup(
+    cmdclass={"build_ext": ParallelBuildExt},
     ext_modules=cythonize(
         extensions,
         compiler_directives={

@@ -38,6 +38,8 @@ from ._core import (  # noqa: F401
 
 __version__ = "0.1.0"
 
+from ._config import show_config  # noqa: E402
+
 __all__ = [
     "IterConfig", "TensorIterator", "elementwise", "ops",
     "reduce", "accumulate", "sum", "prod", "max", "min", "mean", "any", "all",
@@ -45,6 +47,7 @@ __all__ = [
     "set_num_threads", "get_num_threads", "num_threads",
     "set_grain_size", "get_grain_size", "has_openmp",
     "is_contiguous", "is_non_overlapping_and_dense", "suggest_memory_format",
+    "show_config",
 ]
 
 

@@ -34,6 +34,72 @@ cdef extern from "numpy/arrayobject.h":
 cdef extern from *:
     """
     int titer_use_fma = 0;   /* see titer_scalar.h */
+
+    /* Instruction-set builds of the loops (titer_isa_*.c): 0 baseline (this
+     * translation unit), 1 AVX2+FMA, 2 AVX-512. */
+    #ifdef TITER_HAVE_AVX2_TABLES
+    const titer_loop_entry *titer_loops_avx2(int *count);
+    const titer_cast_fn *titer_casts_avx2(void);
+    const titer_loop1d *titer_copies_avx2(void);
+    #endif
+    #ifdef TITER_HAVE_AVX512_TABLES
+    const titer_loop_entry *titer_loops_avx512(int *count);
+    const titer_cast_fn *titer_casts_avx512(void);
+    const titer_loop1d *titer_copies_avx512(void);
+    #endif
+    static int titer_isa_compiled(int level) {
+        switch (level) {
+        case 0: return 1;
+    #ifdef TITER_HAVE_AVX2_TABLES
+        case 1: return 1;
+    #endif
+    #ifdef TITER_HAVE_AVX512_TABLES
+        case 2: return 1;
+    #endif
+        default: return 0;
+        }
+    }
+    static int titer_isa_supported(int level) {
+        if (level == 0) return 1;
+    #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+        __builtin_cpu_init();
+        int v3 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
+                 && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("f16c");
+        if (level == 1) return v3;
+        if (level == 2) return v3 && __builtin_cpu_supports("avx512f")
+                 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq")
+                 && __builtin_cpu_supports("avx512vl");
+    #endif
+        return 0;
+    }
+    static const titer_loop_entry *titer_isa_loops(int level, int *count) {
+    #ifdef TITER_HAVE_AVX2_TABLES
+        if (level == 1) return titer_loops_avx2(count);
+    #endif
+    #ifdef TITER_HAVE_AVX512_TABLES
+        if (level == 2) return titer_loops_avx512(count);
+    #endif
+        *count = titer_loop_table_len;
+        return titer_loop_table;
+    }
+    static const titer_cast_fn *titer_isa_casts(int level) {
+    #ifdef TITER_HAVE_AVX2_TABLES
+        if (level == 1) return titer_casts_avx2();
+    #endif
+    #ifdef TITER_HAVE_AVX512_TABLES
+        if (level == 2) return titer_casts_avx512();
+    #endif
+        return &titer_cast_table[0][0];
+    }
+    static const titer_loop1d *titer_isa_copies(int level) {
+    #ifdef TITER_HAVE_AVX2_TABLES
+        if (level == 1) return titer_copies_avx2();
+    #endif
+    #ifdef TITER_HAVE_AVX512_TABLES
+        if (level == 2) return titer_copies_avx512();
+    #endif
+        return titer_copy_table;
+    }
     static int titer_cpu_has_fma(void) {
     #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
         __builtin_cpu_init();
@@ -54,9 +120,50 @@ cdef extern from *:
     int TITER_HAVE_OPENMP
     int titer_use_fma
     int titer_cpu_has_fma()
+    int titer_isa_compiled(int level)
+    int titer_isa_supported(int level)
+    const titer_loop_entry *titer_isa_loops(int level, int *count)
+    const titer_cast_fn *titer_isa_casts(int level)
+    const titer_loop1d *titer_isa_copies(int level)
 
 
 titer_use_fma = titer_cpu_has_fma()
+
+ISA_LEVELS = ("baseline", "avx2", "avx512")
+
+
+def _choose_isa_level():
+    """The best level compiled in and run by this CPU; TITER_CPU_DISPATCH
+    forces one (a level the CPU cannot run falls back, with a warning)."""
+    best = max(level for level in range(len(ISA_LEVELS))
+               if titer_isa_compiled(level) and titer_isa_supported(level))
+    forced = os.environ.get("TITER_CPU_DISPATCH", "").strip().lower()
+    if not forced:
+        return best
+    if forced not in ISA_LEVELS:
+        warnings.warn("TITER_CPU_DISPATCH=%r is not one of %s; using %s"
+                      % (forced, ", ".join(ISA_LEVELS), ISA_LEVELS[best]), RuntimeWarning)
+        return best
+    level = ISA_LEVELS.index(forced)
+    if not (titer_isa_compiled(level) and titer_isa_supported(level)):
+        warnings.warn("TITER_CPU_DISPATCH=%s: %s; using %s" % (
+            forced, "not built" if not titer_isa_compiled(level) else "this CPU cannot run it",
+            ISA_LEVELS[best]), RuntimeWarning)
+        return best
+    return level
+
+
+cdef int _isa_level = _choose_isa_level()
+cdef const titer_cast_fn (*CAST_TABLE)[NUM_TYPES]
+cdef const titer_loop1d *COPY_TABLE
+CAST_TABLE = <const titer_cast_fn (*)[NUM_TYPES]>titer_isa_casts(_isa_level)
+COPY_TABLE = titer_isa_copies(_isa_level)
+
+
+def isa_levels():
+    """{level: (compiled, runnable on this CPU)} and the level in use."""
+    return ({ISA_LEVELS[level]: (bool(titer_isa_compiled(level)), bool(titer_isa_supported(level)))
+             for level in range(len(ISA_LEVELS))}, ISA_LEVELS[_isa_level])
 
 
 # -- dtype codes -----------------------------------------------------------------
@@ -66,8 +173,6 @@ cdef enum:
     CODE_FLOAT16 = 9
     CODE_COMPLEX64 = 12
 
-cdef const titer_cast_fn (*CAST_TABLE)[NUM_TYPES]
-CAST_TABLE = titer_cast_table
 cdef int _CODE_OF_TYPENUM[32]
 cdef int _ALIGNMENT[NUM_TYPES]
 cdef int _ITEMSIZE[NUM_TYPES]
@@ -155,13 +260,17 @@ def _last_level_cache_bytes():
     best = 0
     base = "/sys/devices/system/cpu/cpu0/cache"
     try:
-        for entry in os.listdir(base):
+        entries = os.listdir(base)
+    except OSError:
+        entries = []
+    for entry in entries:
+        try:
             with open(os.path.join(base, entry, "size")) as f:
                 text = f.read().strip()
             scale = {"K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}.get(text[-1:], 1)
             best = max(best, int(text.rstrip("KMG")) * scale)
-    except (OSError, ValueError):
-        pass
+        except (OSError, ValueError):
+            continue                    # not a cache index (uevent, power, ...)
     return best or 8 * 1024 ** 2
 
 

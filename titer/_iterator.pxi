@@ -389,5 +389,5 @@ cdef int copy_into(object dst, object src) except -1:
     st.is_scalar[0] = False
     st.is_scalar[1] = False
     build_plan(&plan, st, &flags, 1)
-    plan.loop = titer_copy_table[plan.op[0].loop_dtype]
+    plan.loop = COPY_TABLE[plan.op[0].loop_dtype]
     return run_plan(&plan)

@@ -1,0 +1,76 @@
+"""Runtime instruction-set dispatch (seed 004): the levels this machine can
+run each pass the NumPy differential suite; forcing a level works and a bad
+choice falls back with a warning."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+import titer
+from titer import _core
+
+LEVELS, ACTIVE = _core.isa_levels()
+RUNNABLE = [name for name, (compiled, runnable) in LEVELS.items() if compiled and runnable]
+TESTS = os.path.dirname(os.path.abspath(__file__))
+# the titer under test, installed or built in place
+IMPORT_PATH = os.pathsep.join([os.path.dirname(os.path.dirname(titer.__file__)),
+                               os.environ.get("PYTHONPATH", "")])
+
+
+def run_python(code, **env):
+    full = dict(os.environ, PYTHONPATH=IMPORT_PATH, **env)
+    return subprocess.run([sys.executable, "-c", code], env=full, capture_output=True,
+                          text=True, cwd=TESTS)
+
+
+def test_baseline_is_always_there_and_the_best_runnable_is_used():
+    assert LEVELS["baseline"] == (True, True)
+    if not os.environ.get("TITER_CPU_DISPATCH"):
+        assert ACTIVE == RUNNABLE[-1]
+
+
+@pytest.mark.parametrize("level", [lvl for lvl in RUNNABLE if lvl != ACTIVE])
+def test_differential_suite_under_every_other_runnable_level(level):
+    """The suite already ran under the default level; rerun it under each
+    other level this CPU executes."""
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+         os.path.join(TESTS, "test_elementwise.py"), os.path.join(TESTS, "test_tiled.py"),
+         os.path.join(TESTS, "test_streaming.py")],
+        env=dict(os.environ, TITER_CPU_DISPATCH=level, PYTHONPATH=IMPORT_PATH),
+        capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert " passed" in result.stdout
+
+
+@pytest.mark.parametrize("level", RUNNABLE)
+def test_forcing_a_level(level):
+    result = run_python("from titer import _core; print(_core.isa_levels()[1])",
+                        TITER_CPU_DISPATCH=level)
+    assert result.stdout.strip() == level, result.stderr
+
+
+def test_unknown_or_unrunnable_level_falls_back_with_a_warning():
+    result = run_python("import warnings; warnings.simplefilter('always');"
+                        "from titer import _core; print(_core.isa_levels()[1])",
+                        TITER_CPU_DISPATCH="sse9")
+    assert result.stdout.strip() == RUNNABLE[-1]
+    assert "TITER_CPU_DISPATCH" in result.stderr
+    missing = [name for name, (compiled, runnable) in LEVELS.items()
+               if not (compiled and runnable)]
+    if missing:
+        result = run_python("from titer import _core; print(_core.isa_levels()[1])",
+                            TITER_CPU_DISPATCH=missing[0])
+        assert result.stdout.strip() == RUNNABLE[-1]
+        assert "TITER_CPU_DISPATCH" in result.stderr
+
+
+def test_show_config_reports_the_facts(capsys):
+    info = titer.show_config()
+    printed = capsys.readouterr().out
+    assert info["instruction set"] == ACTIVE
+    assert info["openmp"] == titer.has_openmp()
+    assert info["threads"] == titer.get_num_threads()
+    for key in ("instruction set", "openmp", "threads", "cuda"):
+        assert key in printed
