@@ -109,6 +109,19 @@ class DeviceInfo:
         return lo, hi + self.dtype.itemsize
 
 
+def has_internal_overlap(shape, strides, itemsize):
+    """Two index tuples reach one byte (the CPU build's check, in Python)."""
+    if _plan.numel(shape) <= 1:
+        return False
+    dims = sorted((abs(st), n) for n, st in zip(shape, strides) if n > 1)
+    extent = itemsize
+    for st, n in dims:
+        if st < extent:
+            return True
+        extent = st * (n - 1) + extent
+    return False
+
+
 def stand_in(shape, strides, dtype):
     """A NumPy array with these strides over one element: metadata for the
     CPU iterator, never read or written."""
@@ -141,6 +154,14 @@ def _scalar_bytes(value, dt):
             arr = np.array(value, dtype=dt) if type(value) is not complex or dt.kind == "c" \
                 else np.array(value.real, dtype=dt)
     return arr.tobytes()
+
+
+def _ufunc_for(name):
+    """The dtype resolver the CPU path uses (a NumPy ufunc, or titer's own
+    for np.where)."""
+    from .. import _core
+    pick = getattr(_core, "_ufunc_for", None)
+    return pick(name) if pick is not None else getattr(np, name)
 
 
 def elementwise(name, out, *inputs, dtype=None, casting="same_kind", backend=None):
@@ -182,7 +203,7 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", backend=Non
     kwargs = {"casting": casting}
     if dtype is not None:
         kwargs["signature"] = (None,) * op.nin + (np.dtype(dtype),)
-    ufunc = getattr(np, canonical)
+    ufunc = _ufunc_for(canonical)
     in_types = tuple(_resolution_type(x) if infos[i + 1] is None else infos[i + 1].dtype
                      for i, x in enumerate(inputs))
     resolved = ufunc.resolve_dtypes(in_types + (None,), **kwargs)
@@ -225,8 +246,15 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", backend=Non
                 raise OverflowError("Python integer %d out of bounds for %s" % (x, loop_in[i]))
 
     # 2. the plan: titer's CPU iterator over stand-ins
+    if out is not None and has_internal_overlap(infos[0].shape, infos[0].strides,
+                                                infos[0].dtype.itemsize):
+        raise ValueError("output operand 0 has internal overlap (a stride-0 or overlapping "
+                         "dimension); it cannot be written element by element")
     from .._core import IterConfig
-    cfg = IterConfig().resize_outputs(False).check_all_same_dtype(False)
+    # stand-ins share no memory with each other, so the overlap checks are
+    # ours (device extents, below)
+    cfg = (IterConfig().resize_outputs(False).check_all_same_dtype(False)
+           .check_mem_overlap(False))
     if out is None:
         cfg.add_output(None, dtype=loop_out)
     else:

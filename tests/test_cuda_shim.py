@@ -1,0 +1,292 @@
+"""titer's CUDA kernels compiled as host C++ (g++ + titer/cuda/host_shim.h)
+and run on the CPU through the real dispatcher (titer.cuda.dispatch): the
+index math, the offset calculator's fast divmod, vectorized kernels and
+their tails, LoadWithCast/StoreWithCast, 32-bit splitting and the output
+layout rule are checked against the CPU path and NumPy, with no GPU."""
+import warnings
+
+import numpy as np
+import pytest
+
+import titer
+from titer import _ops
+from titer.cuda import dispatch, host, plan
+
+pytestmark = pytest.mark.skipif(host.find_cxx() is None, reason="no C++ compiler (g++)")
+
+OPS = ["add", "subtract", "multiply", "divide", "less", "equal", "maximum", "absolute",
+       "negative", "floor_divide", "remainder", "fmod", "left_shift", "right_shift",
+       "reciprocal", "sqrt", "copysign", "spacing", "where", "clip", "ldexp", "gcd",
+       "bitwise_count", "isnan", "logical_xor", "sign", "power"]
+
+
+@pytest.fixture(scope="module")
+def be():
+    ops = [_ops.OPS_BY_NAME[n] for n in OPS if n in _ops.OPS_BY_NAME]
+    return host.HostBackend(ops)
+
+
+def H(a):
+    return host.HostArray(a)
+
+
+def run(be, name, out, *inputs, **kw):
+    wrap = [H(x) if isinstance(x, np.ndarray) else x for x in inputs]
+    res = dispatch.elementwise(name, H(out) if isinstance(out, np.ndarray) else out, *wrap,
+                               backend=be, **kw)
+    return res.a
+
+
+def values(char, shape, rng):
+    dt = np.dtype(char)
+    n = int(np.prod(shape))
+    if dt.kind == "b":
+        v = rng.integers(0, 2, n).astype(dt)
+    elif dt.kind in "iu":
+        info = np.iinfo(dt)
+        v = rng.integers(max(info.min, -100), min(info.max, 100) + 1, n).astype(dt)
+        special = np.array([0, 1, info.max, info.min, 2, 3], dtype=dt)
+        v[:min(n, 6)] = special[:min(n, 6)]
+        if dt.kind == "i" and n > 6:
+            v[6] = -1
+    elif dt.kind == "f":
+        v = (rng.standard_normal(n) * 10).astype(dt)
+        special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.5, -2.5], dtype=dt)
+        v[:min(n, 7)] = special[:min(n, 7)]
+    else:
+        v = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dt)
+        v[:1] = 0
+    return v.reshape(shape)
+
+
+def cpu(name, out, *inputs, **kw):
+    with np.errstate(all="ignore"):
+        return titer.elementwise(name, out, *inputs, **kw)
+
+
+def assert_same(got, want):
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if want.dtype.kind in "fc":
+        np.testing.assert_array_equal(got, want)     # NaN == NaN here; bits below
+        both = ~np.isnan(want)
+        np.testing.assert_array_equal(np.signbit(got.real[both]), np.signbit(want.real[both]))
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+def test_params_layout(be):
+    size, data, scalar, code, ndim, numel, size_off, stride = be.params_layout()
+    f = plan.PARAMS_DTYPE.fields
+    assert size == plan.PARAMS_DTYPE.itemsize
+    assert (data, scalar, code, ndim, numel, size_off, stride) == tuple(
+        f[k][1] for k in ("data", "scalar", "code", "ndim", "numel", "divider", "stride"))
+
+
+def test_device_division_matches(be):
+    rng = np.random.default_rng(3)
+    for d in list(rng.integers(1, 2**31, 200)) + [1, 2, 3, 7, 2**31 - 1, 2**31]:
+        magic, shift = plan.int_divider(int(d))
+        for n in [0, 1, int(d) - 1, int(d), 2**31 - 1] + list(rng.integers(0, 2**31, 20)):
+            n = min(max(int(n), 0), 2**31 - 1)
+            assert be.lib.titer_host_div(int(d) & 0xFFFFFFFF, magic, shift, n) == n // int(d)
+
+
+@pytest.mark.parametrize("name", [n for n in OPS if n in _ops.OPS_BY_NAME])
+def test_every_signature_contiguous_and_strided(be, name):
+    """Each signature: contiguous (vectorized), transposed + broadcast
+    (offset calculator), against the CPU path."""
+    op = _ops.OPS_BY_NAME[name]
+    kernels = be.manifest["ops"][name]["kernels"]
+    rng = np.random.default_rng(abs(hash(name)) % 2**32)
+    checked = 0
+    for sig in op.types:
+        if sig not in kernels:
+            continue
+        ins = sig.split("->")[0]
+        if name == "power" and ins[0] in "bhil":
+            continue                            # negative powers raise on the CPU
+        flat = [values(c, (37, 5), rng) for c in ins]
+        if name in ("left_shift", "right_shift", "ldexp"):
+            flat[1] = np.abs(flat[1]) % 9
+        with np.errstate(all="ignore"):
+            want = cpu(name, None, *flat)
+            got = run(be, name, None, *flat)
+        assert_same(got, want)
+        # strided: a transposed first input, a broadcast row for the others
+        strided = [flat[0].T.copy().T] + [x[:1] for x in flat[1:]]
+        strided[0] = np.asfortranarray(flat[0])
+        want = cpu(name, None, *strided)
+        got = run(be, name, None, *strided)
+        assert_same(got, want)
+        assert got.strides == want.strides
+        checked += 1
+    assert checked > 0
+
+
+LAYOUTS = {
+    "contiguous": lambda a: a,
+    "transposed": lambda a: a.T,
+    "reversed": lambda a: a[::-1, ::-2],
+    "offset_view": lambda a: a.reshape(-1)[1:].reshape(-1)[: a.size - 1],
+    "strided_slice": lambda a: a[::2, 1:],
+    "broadcast_row": lambda a: a[:1],
+}
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+@pytest.mark.parametrize("char", ["b", "H", "f", "d", "e", "D"])
+def test_layouts(be, layout, char):
+    rng = np.random.default_rng(7)
+    a = values(char, (24, 18), rng)
+    b = values(char, (24, 18), rng)
+    x = LAYOUTS[layout](a)
+    y = LAYOUTS[layout](b) if layout != "broadcast_row" else b
+    for name in ("add", "maximum"):
+        assert_same(run(be, name, None, x, y), cpu(name, None, x, y))
+    assert run(be, "add", None, x, y).strides == cpu("add", None, x, y).strides
+
+
+def test_vector_tails(be):
+    """Sizes around the vector width and the block size: every tail path."""
+    rng = np.random.default_rng(11)
+    for char, kind in (("f", "vec4"), ("b", "vec8"), ("d", "vec2"), ("D", "vec1")):
+        for n in (1, 2, 3, 5, 7, 8, 9, 15, 17, 511, 512, 513, 2047, 2048, 2049, 4099):
+            a, b = values(char, (n,), rng), values(char, (n,), rng)
+            be.launched.clear()
+            assert_same(run(be, "add", None, a, b), cpu("add", None, a, b))
+            assert be.launched == ["titer_add_%s%s_%s_%s" % (char, char, char, kind)]
+
+
+def test_misaligned_contiguous_uses_offset_kernel(be):
+    a = np.arange(1001, dtype=np.float32)[1:]
+    b = np.ones(1000, np.float32)
+    be.launched.clear()
+    assert_same(run(be, "add", None, a, b), a + b)
+    assert be.launched == ["titer_add_ff_f_offset"]
+
+
+def test_scalars_are_kernel_arguments(be):
+    rng = np.random.default_rng(5)
+    a = values("f", (100,), rng)
+    for s in (2.5, 3, True, np.float64(1.25), np.int8(-3), np.float16(0.5)):
+        be.launched.clear()
+        assert_same(run(be, "multiply", None, a, s), cpu("multiply", None, a, s))
+        assert_same(run(be, "subtract", None, s, a), cpu("subtract", None, s, a))
+    i8 = values("b", (50,), rng)
+    assert_same(run(be, "add", None, i8, 3), cpu("add", None, i8, 3))
+    with pytest.raises(OverflowError):
+        run(be, "add", None, i8, 1000)
+    # comparisons with an int the dtype cannot hold: one answer everywhere
+    assert_same(run(be, "less", None, i8, 1000), cpu("less", None, i8, 1000))
+    assert_same(run(be, "less", None, 1000, i8), cpu("less", None, 1000, i8))
+
+
+def test_mixed_dtypes_cast_per_element(be):
+    """LoadWithCast / StoreWithCast: operands read and written in their own dtype."""
+    rng = np.random.default_rng(9)
+    chars = _ops.TYPECHARS
+    for src in chars:
+        a = values(src, (30,), rng)
+        b = values(src, (30,), rng)
+        for dst in chars:
+            out = np.zeros(30, dst)
+            want = np.zeros(30, dst)
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+                cpu("add", want, a, b, casting="unsafe")
+                be.launched.clear()
+                run(be, "add", out, a, b, casting="unsafe")
+            if dst != src:
+                assert be.launched[0].endswith("_cast")
+            if want.dtype.kind in "iub" and src in "efdFD":
+                finite = np.isfinite(a.real.astype(np.float64) + b.real.astype(np.float64))
+                np.testing.assert_array_equal(out[finite & (np.abs(a.real) < 50)],
+                                              want[finite & (np.abs(a.real) < 50)])
+            else:
+                assert_same(out, want)
+    # inputs of different dtypes promoted by the loop (int32 + float32 -> float64)
+    a = values("i", (6, 7), rng)
+    b = values("f", (7,), rng)
+    assert_same(run(be, "add", None, a, b), cpu("add", None, a, b))
+    assert_same(run(be, "add", None, a.T, b[:6]), cpu("add", None, a.T, b[:6]))
+
+
+def test_ternary_and_mixed_signature_ops(be):
+    rng = np.random.default_rng(13)
+    if "clip" in _ops.OPS_BY_NAME:
+        x = values("f", (40, 3), rng)
+        assert_same(run(be, "clip", None, x, -1.0, np.float32(2)), cpu("clip", None, x, -1.0,
+                                                                           np.float32(2)))
+    if "where" in _ops.OPS_BY_NAME:
+        c = values("?", (40, 3), rng)
+        x, y = values("d", (40, 3), rng), values("d", (3,), rng)
+        assert_same(run(be, "where", None, c, x, y), cpu("where", None, c, x, y))
+
+
+def test_integer_division_by_zero_is_zero(be):
+    a = np.array([7, -7, 0, np.iinfo(np.int32).min, 5], np.int32)
+    b = np.array([0, 0, 0, -1, 2], np.int32)
+    for name in ("floor_divide", "remainder", "fmod"):
+        assert_same(run(be, name, None, a, b), cpu(name, None, a, b))
+    got = run(be, "floor_divide", None, a, b)
+    assert list(got[:3]) == [0, 0, 0]
+
+
+def test_zero_size_and_0d(be):
+    a = np.zeros((0, 5), np.float32)
+    assert run(be, "add", None, a, a).shape == (0, 5)
+    z = np.array(3.0)
+    assert_same(run(be, "add", None, z, z), cpu("add", None, z, z))
+
+
+def test_many_dims_loop_on_host(be):
+    rng = np.random.default_rng(17)
+    a = values("f", (2,) * 15, rng)
+    b = values("f", (2,) * 15, rng)
+    x = a.transpose(list(range(15))[::-1])[..., ::1]
+    y = np.moveaxis(b, 0, 7)
+    be.launched.clear()
+    assert_same(run(be, "add", None, x, y), cpu("add", None, x, y))
+    assert len(be.launched) >= 2
+
+
+def test_32bit_split_path(be, monkeypatch):
+    """with_32bit_indexing with a lowered limit: many pieces, same answer."""
+    monkeypatch.setattr(plan, "SPLIT_LIMIT", 257)
+    rng = np.random.default_rng(19)
+    a = values("f", (40, 33), rng)
+    b = values("f", (33,), rng)
+    for x, y in ((a, b), (a.T, a[:, :1].T), (a[::-1], b)):
+        be.launched.clear()
+        assert_same(run(be, "add", None, x, y), cpu("add", None, x, y))
+        assert len(be.launched) > 4
+
+
+def test_out_given_and_overlap(be):
+    rng = np.random.default_rng(23)
+    a = values("d", (50,), rng)
+    with np.errstate(all="ignore"):
+        want = a[1:] + a[:-1]
+    x = a.copy()
+    run(be, "add", x[:-1], x[1:], x[:-1])     # inputs overlap out: as if copied first
+    assert_same(x[:-1], want)
+    y = a.copy()
+    run(be, "negative", y, y)                  # exact alias: in place
+    assert_same(y, -a)
+
+
+def test_errors_match_cpu(be):
+    a = np.ones(4, np.float32)
+    with pytest.raises(TypeError, match="mix NumPy"):
+        dispatch.elementwise("add", None, H(a), a, backend=be)
+    with pytest.raises(ValueError, match="no operation"):
+        dispatch.elementwise("frobnicate", None, H(a), H(a), backend=be)
+    with pytest.raises(TypeError, match="Cannot cast"):
+        run(be, "add", np.zeros(4, np.int32), a, a)
+    with pytest.raises(ValueError):
+        run(be, "add", None, np.ones(3), np.ones(4))
+    out = np.lib.stride_tricks.as_strided(np.zeros(1, np.float32), (4,), (0,))
+    with pytest.raises(ValueError):
+        run(be, "add", out, a, a)
+    with pytest.raises(TypeError, match="input"):
+        dispatch.elementwise("add", None, H(a), backend=be)
