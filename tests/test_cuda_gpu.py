@@ -1,0 +1,134 @@
+"""The differential suite on CuPy arrays: titer.elementwise on the GPU against
+the CPU path (which equals NumPy).  Skips cleanly without a CUDA GPU / CuPy;
+the same machinery is checked on the CPU by test_cuda_shim.py."""
+import os
+
+import numpy as np
+import pytest
+
+import titer
+from titer import _ops
+
+
+def _gpu_available():
+    try:
+        import cupy
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:            # ImportError, CUDARuntimeError: no driver / device
+        return False
+
+
+pytestmark = pytest.mark.skipif(not _gpu_available(), reason="no CUDA GPU / CuPy")
+
+if _gpu_available():
+    import cupy as cp
+    from titer.cuda import dispatch
+
+# Transcendental functions: CUDA's libdevice vs the CPU's libm, a few ULP.
+EXACT_KINDS = set("?bBhHiIlL")
+APPROX_OPS = {"arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "cos", "cosh",
+              "sin", "sinh", "tan", "tanh", "exp", "exp2", "expm1", "log", "log2", "log10",
+              "log1p", "cbrt", "arctan2", "hypot", "logaddexp", "logaddexp2", "power",
+              "float_power", "sqrt", "absolute", "divide", "reciprocal"}
+
+
+def values(char, shape, rng):
+    dt = np.dtype(char)
+    n = int(np.prod(shape))
+    if dt.kind == "b":
+        v = rng.integers(0, 2, n)
+    elif dt.kind in "iu":
+        info = np.iinfo(dt)
+        v = rng.integers(max(info.min, -50), min(info.max, 50) + 1, n)
+    elif dt.kind == "f":
+        v = rng.standard_normal(n) * 3
+    else:
+        v = rng.standard_normal(n) + 1j * rng.standard_normal(n)
+    return np.asarray(v).astype(dt).reshape(shape)
+
+
+def check(name, got, want):
+    got = cp.asnumpy(got)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if name in APPROX_OPS and want.dtype.kind in "fc":
+        tol = {"e": 1e-3, "f": 4e-6, "F": 4e-6}.get(want.dtype.char, 1e-14)
+        np.testing.assert_allclose(got, want, rtol=tol, atol=0, equal_nan=True)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+def _manifest_ops():
+    m = dispatch.manifest() if _gpu_available() else {"ops": {}}
+    return sorted(n for n, e in m["ops"].items() if e["kernels"])
+
+
+@pytest.mark.parametrize("name", _manifest_ops() or ["add"])
+def test_every_kernel_signature(name):
+    op = _ops.OPS_BY_NAME[name]
+    rng = np.random.default_rng(0)
+    for sig in dispatch.manifest()["ops"][name]["kernels"]:
+        ins = sig.split("->")[0]
+        host = [values(c, (33, 17), rng) for c in ins]
+        if name in ("left_shift", "right_shift", "ldexp", "power"):
+            host[-1] = np.abs(host[-1]) % 7
+        with np.errstate(all="ignore"):
+            want = titer.elementwise(name, None, *host)
+        for layout in (lambda x: x, lambda x: x.T, lambda x: x[::-2]):
+            hx = [layout(x) for x in host]
+            with np.errstate(all="ignore"):
+                want = titer.elementwise(name, None, *hx)
+            got = titer.elementwise(name, None, *[cp.asarray(x) for x in hx])
+            check(name, got, want)
+            assert got.strides == want.strides
+
+
+def test_mixed_dtypes_and_scalars():
+    rng = np.random.default_rng(1)
+    a, b = values("i", (100, 3), rng), values("f", (3,), rng)
+    check("add", titer.elementwise("add", None, cp.asarray(a), cp.asarray(b)),
+          titer.elementwise("add", None, a, b))
+    out = cp.zeros((100, 3), np.float16)
+    titer.elementwise("add", out, cp.asarray(a), 2.5, casting="unsafe")
+    check("add", out, titer.elementwise("add", np.zeros((100, 3), np.float16), a, 2.5,
+                                        casting="unsafe"))
+
+
+def test_vector_tails_and_misaligned():
+    rng = np.random.default_rng(2)
+    for n in (1, 3, 7, 9, 511, 513, 4097):
+        a, b = values("f", (n + 1,), rng), values("f", (n + 1,), rng)
+        ga, gb = cp.asarray(a), cp.asarray(b)
+        check("add", titer.elementwise("add", None, ga[:n], gb[:n]), a[:n] + b[:n])
+        check("add", titer.elementwise("add", None, ga[1:], gb[1:]), a[1:] + b[1:])
+
+
+def test_zero_size_and_errors():
+    z = cp.zeros((0, 4), np.float32)
+    assert titer.elementwise("add", None, z, z).shape == (0, 4)
+    with pytest.raises(TypeError):
+        titer.elementwise("add", None, cp.ones(3), np.ones(3))
+    a = cp.arange(6, dtype=np.int32)
+    check("floor_divide", titer.elementwise("floor_divide", None, a, cp.zeros(6, np.int32)),
+          np.zeros(6, np.int32))
+
+
+def test_fallback_to_nvrtc_source(monkeypatch):
+    """No fatbin for this device: the shipped .cu is compiled by NVRTC."""
+    from titer.cuda import _cupy
+    be = _cupy.CupyBackend()
+    monkeypatch.setattr(_cupy, "KERNEL_DIR", _cupy.KERNEL_DIR)
+    real_exists = os.path.exists
+    monkeypatch.setattr(os.path, "exists",
+                        lambda p: False if str(p).endswith(".fatbin") else real_exists(p))
+    a = cp.arange(10, dtype=np.float32)
+    out = dispatch.elementwise("add", None, a, a, backend=be)
+    check("add", out, np.arange(10, dtype=np.float32) * 2)
+
+
+@pytest.mark.skipif(os.environ.get("TITER_GPU_HUGE") != "1",
+                    reason="8 GiB+ arrays: set TITER_GPU_HUGE=1 on a big GPU")
+def test_huge_arrays_split_path():
+    n = 2**31 + 2**20
+    a = cp.ones(n, np.int8)
+    out = titer.elementwise("add", None, a, a)
+    assert int(out[-1]) == 2 and int(out[0]) == 2 and int(out.sum(dtype=np.int64)) == 2 * n

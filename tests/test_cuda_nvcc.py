@@ -1,0 +1,77 @@
+"""nvcc compiles every generated kernel (skipped without nvcc).
+
+The compile is the build's own (titer.cuda.build.build_kernels), cached by
+content hash in a temp dir that starts from the in-tree build's fatbins: after
+`python setup.py build_ext` this costs nothing; after an op-table change only
+the changed op modules compile.  Nothing here needs a GPU."""
+import os
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+
+from titer import _ops
+from titer.cuda import build
+
+NVCC = build.find_nvcc()
+pytestmark = pytest.mark.skipif(NVCC is None, reason="nvcc not found (CUDA toolkit absent)")
+
+
+@pytest.fixture(scope="module")
+def built():
+    cache = os.path.join(tempfile.gettempdir(), "titer-cuda-nvcc")
+    os.makedirs(cache, exist_ok=True)
+    if os.path.isdir(build.KERNEL_DIR):                # seed from the in-tree build
+        for f in os.listdir(build.KERNEL_DIR):
+            if f.endswith((".fatbin", ".fatbin.hash")) and not os.path.exists(
+                    os.path.join(cache, f)):
+                shutil.copy2(os.path.join(build.KERNEL_DIR, f), cache)
+    old = os.environ.pop("TITER_CUDA_ARCHS", None)
+    os.environ.pop("TITER_NO_CUDA", None)
+    logs = []
+    try:
+        manifest = build.build_kernels(cache, log=logs.append)
+    finally:
+        if old is not None:
+            os.environ["TITER_CUDA_ARCHS"] = old
+    return cache, manifest, logs
+
+
+def test_every_generated_kernel_compiles(built):
+    cache, manifest, logs = built
+    assert manifest["compiled"], logs
+    rejected = {k: v for k, v in manifest["unsupported"].items() if "nvcc" in v}
+    assert not rejected, rejected
+    for name, entry in manifest["ops"].items():
+        if entry["kernels"]:
+            assert os.path.getsize(os.path.join(cache, name + ".fatbin")) > 0, name
+    generated = build.generate(tempfile.mkdtemp())
+    assert {n: set(e["kernels"]) for n, e in manifest["ops"].items()} == \
+        {n: set(e["kernels"]) for n, e in generated["ops"].items()}
+
+
+def test_ptx_has_every_kernel_name(tmp_path):
+    """One module to PTX text: every extern "C" name the manifest promises."""
+    op = _ops.OPS_BY_NAME["add"]
+    m = build.generate(str(tmp_path), [op])
+    ptx = tmp_path / "add.ptx"
+    archs, ptx_arch, _ = build.cuda_archs("ptx", build.nvcc_archs(NVCC))
+    subprocess.run([NVCC, "-ptx", "-std=c++17", "-I", build.HERE,
+                    "-arch=compute_%d" % ptx_arch, "-o", str(ptx), str(tmp_path / "add.cu")],
+                   check=True, capture_output=True)
+    text = ptx.read_text()
+    for sig, k in m["ops"]["add"]["kernels"].items():
+        for variant in ["offset", "cast"] + ["vec%d" % w for w in k["vec"]]:
+            assert ".entry %s_%s(" % (k["stem"], variant) in text, (sig, variant)
+
+
+def test_nvcc_rejection_is_recorded_not_fatal(tmp_path):
+    """An expression the device header accepts by name but nvcc rejects:
+    that signature is dropped and reported, the others still compile."""
+    op = _ops.Op("frobnicate", 2, 1, ["ff->f", "dd->d"],
+                 {"f": "a + b", "d": "a + titer_fabs(b, b)"}, (), "frob")
+    m = build.build_kernels(str(tmp_path), log=lambda msg: None, op_list=[op])
+    assert list(m["ops"]["frobnicate"]["kernels"]) == ["ff->f"]
+    assert "nvcc rejected" in m["unsupported"]["frobnicate dd->d"]
+    assert (tmp_path / "frobnicate.fatbin").exists()
