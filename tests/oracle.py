@@ -50,25 +50,46 @@ def value_grid(dtype, shape, seed=0):
     return flat.astype(dtype).reshape(shape)
 
 
-def assert_same(actual, expected, context="", zero_sign=True):
+# ULP bounds for the transcendental ops (op.approx), by float itemsize:
+# NumPy's own accuracy tables' convention.
+ULP_BOUNDS = {2: 1, 4: 4, 8: 2}
+
+
+def assert_same(actual, expected, context="", zero_sign=True, ulps=False, scale=None):
     """Exact equality: dtype, shape, every value; NaNs where NumPy has NaNs;
     the sign of zero too unless zero_sign is False (maximum/minimum of +0
-    and -0, where NumPy's own answer depends on its SIMD path)."""
+    and -0, where NumPy's own answer depends on its SIMD path).  With
+    `ulps`, finite float values may differ by ULP_BOUNDS ULPs of `scale`
+    (default: the expected value; complex parts use the larger part)."""
     assert isinstance(actual, np.ndarray), "%s: got %r" % (context, type(actual))
     assert actual.dtype == expected.dtype, "%s: dtype %s != %s" % (context, actual.dtype,
                                                                   expected.dtype)
     assert actual.shape == expected.shape, "%s: shape %s != %s" % (context, actual.shape,
                                                                   expected.shape)
     if expected.dtype.kind == "c":
-        assert_same(actual.real.copy(), expected.real.copy(), context + " (real)", zero_sign)
-        assert_same(actual.imag.copy(), expected.imag.copy(), context + " (imag)", zero_sign)
+        part_scale = None
+        if ulps:
+            part_scale = np.maximum(np.abs(expected.real), np.abs(expected.imag))
+            part_scale = np.where(np.isfinite(part_scale), part_scale, 0).astype(expected.real.dtype)
+        assert_same(actual.real.copy(), expected.real.copy(), context + " (real)", zero_sign,
+                    ulps, part_scale)
+        assert_same(actual.imag.copy(), expected.imag.copy(), context + " (imag)", zero_sign,
+                    ulps, part_scale)
         return
     if expected.dtype.kind == "f":
         nan_a, nan_e = np.isnan(actual), np.isnan(expected)
         sign_differs = np.signbit(actual) != np.signbit(expected)
         if not zero_sign:
             sign_differs &= expected != 0
-        bad = (nan_a != nan_e) | (~nan_e & ((actual != expected) | sign_differs))
+        differs = (actual != expected) | sign_differs
+        if ulps:
+            ref = np.abs(expected if scale is None else np.maximum(scale, np.abs(expected)))
+            with np.errstate(all="ignore"):
+                tol = ULP_BOUNDS[expected.dtype.itemsize] * np.spacing(ref).astype(np.float64)
+                err = np.abs(actual.astype(np.float64) - expected.astype(np.float64))
+            close = np.isfinite(expected) & np.isfinite(actual) & (err <= tol)
+            differs &= ~close
+        bad = (nan_a != nan_e) | (~nan_e & differs)
     else:
         bad = actual != expected
     if bad.any():

@@ -25,43 +25,68 @@ def loop_name(op, sig):
     return "titer_loop_%s_%s" % (op.name, sig.replace("->", "_").replace("?", "B1"))
 
 
+def masked_loop_name(op, sig):
+    return "titer_mloop_%s_%s" % (op.name, sig.replace("->", "_").replace("?", "B1"))
+
+
 def emit_kernel(op, sig):
+    """One inline function per signature.  A second output (divmod, modf,
+    frexp) is written through the pointer ``o1``; the first is returned."""
     ins, outs = ops.parse_signature(sig)
     key, expr = ops.lookup_expr(op, ins)
     out_c = ops.C_TYPE[outs[0]]
-    in_c = [ops.C_TYPE[c] for c in ins]
     args = "abcd"[:len(ins)]
-    through_float = ins[0] == "e" and key not in ("e", "half")
-    lines = []
+    # NumPy computes float16 in float and rounds once at the end, unless the
+    # op has a bit-level float16 expression.
+    through_float = "e" in ins and key not in ("e", "half")
+    params, prologue, epilogue = [], [], []
+    for v, c in zip(args, ins):
+        if through_float and c == "e":
+            params.append("titer_half h%s" % v)
+            prologue.append("float %s = titer_h2f(h%s);" % (v, v))
+        else:
+            params.append("%s %s" % (ops.C_TYPE[c], v))
+    if len(outs) == 2:
+        if through_float and outs[1] == "e":
+            params.append("titer_half *ho1")
+            prologue.append("float f1; float *o1 = &f1;")
+            epilogue.append("*ho1 = titer_f2h(f1);")
+        else:
+            params.append("%s *o1" % ops.C_TYPE[outs[1]])
     if through_float:
-        # NumPy computes float16 in float and rounds once at the end.
-        params = ", ".join("titer_half h%s" % v for v in args)
-        lines.append("TITER_INLINE %s %s(%s) {" % (out_c, kernel_name(op, sig), params))
-        lines.append("    typedef float T; typedef float U; (void)sizeof(T); (void)sizeof(U);")
-        for v in args:
-            lines.append("    float %s = titer_h2f(h%s);" % (v, v))
-        result = "titer_f2h(%s)" % expr if outs[0] == "e" else "(%s)(%s)" % (out_c, expr)
+        typedefs = "typedef float T; typedef float U;"
     else:
-        params = ", ".join("%s %s" % (t, v) for t, v in zip(in_c, args))
-        lines.append("TITER_INLINE %s %s(%s) {" % (out_c, kernel_name(op, sig), params))
-        unsigned = ops.UNSIGNED_TWIN.get(ins[0], in_c[0])
-        lines.append("    typedef %s T; typedef %s U; (void)sizeof(T); (void)sizeof(U);"
-                     % (in_c[0], unsigned))
-        result = expr if outs[0] in "FD" else "(%s)(%s)" % (out_c, expr)
-    lines.append("    return %s;" % result)
+        first_c = ops.C_TYPE[ins[0]]
+        typedefs = "typedef %s T; typedef %s U;" % (first_c, ops.UNSIGNED_TWIN.get(ins[0], first_c))
+    if through_float and outs[0] == "e":
+        result = "titer_f2h(%s)" % expr
+    elif outs[0] in "FD":
+        result = expr
+    else:
+        result = "(%s)(%s)" % (out_c, expr)
+    lines = ["TITER_INLINE %s %s(%s) {" % (out_c, kernel_name(op, sig), ", ".join(params)),
+             "    %s (void)sizeof(T); (void)sizeof(U);" % typedefs]
+    lines += ["    " + s for s in prologue]
+    if epilogue:
+        lines.append("    %s r = %s;" % (out_c, result))
+        lines += ["    " + s for s in epilogue]
+        lines.append("    return r;")
+    else:
+        lines.append("    return %s;" % result)
     lines.append("}")
     return "\n".join(lines)
 
 
+_LOOP_SHAPES = {(1, 1): "TITER_UNARY_LOOP", (2, 1): "TITER_BINARY_LOOP",
+                (3, 1): "TITER_TERNARY_LOOP", (1, 2): "TITER_UNARY2_LOOP",
+                (2, 2): "TITER_BINARY2_LOOP"}
+
+
 def emit_loop(op, sig):
     ins, outs = ops.parse_signature(sig)
-    c_in = [ops.C_TYPE[c] for c in ins]
-    c_out = ops.C_TYPE[outs[0]]
-    if op.nin == 1:
-        body = "TITER_UNARY_LOOP(%s, %s, %s)" % (c_in[0], c_out, kernel_name(op, sig))
-    else:
-        body = "TITER_BINARY_LOOP(%s, %s, %s, %s)" % (c_in[0], c_in[1], c_out,
-                                                     kernel_name(op, sig))
+    types = [ops.C_TYPE[c] for c in ins] + [ops.C_TYPE[c] for c in outs]
+    body = "%s(%s, %s)" % (_LOOP_SHAPES[len(ins), len(outs)], ", ".join(types),
+                           kernel_name(op, sig))
     return ("static void %s(char **data, const int64_t *strides, int64_t n) {\n"
             "    %s\n}" % (loop_name(op, sig), body))
 
@@ -143,10 +168,15 @@ def generate():
              "#ifndef TITER_GENERATED_H", "#define TITER_GENERATED_H",
              '#include "titer_loops.h"', ""]
     entries = []
+    masked = []
     for op in ops.OPS:
         for sig in op.types:
             parts.append(emit_kernel(op, sig))
             parts.append(emit_loop(op, sig))
+            parts.append("static void %s(char **data, const int64_t *strides, int64_t n) {\n"
+                         "    titer_masked_run(%s, %d, data, strides, n);\n}"
+                         % (masked_loop_name(op, sig), loop_name(op, sig), op.nin + op.nout))
+            masked.append("    " + masked_loop_name(op, sig))
             # "\\?" keeps "??-" from reading as a trigraph.
             entries.append('    {"%s", "%s", %s}'
                            % (op.name, sig.replace("?", "\\?"), loop_name(op, sig)))
@@ -155,6 +185,9 @@ def generate():
     parts.append("static const titer_loop_entry titer_loop_table[] = {\n%s\n};"
                  % ",\n".join(entries))
     parts.append("static const int titer_loop_table_len = %d;" % len(entries))
+    parts.append("/* the same loops under a where= mask, in the same order */")
+    parts.append("static const titer_loop1d titer_masked_loop_table[] = {\n%s\n};"
+                 % ",\n".join(masked))
     parts.extend(emit_casts())
     parts.extend(emit_copies())
     parts.append("#endif")

@@ -5,6 +5,15 @@
 cdef extern from "titer_generated.h" nogil:
     void titer_fill_true(char **data, const int64_t *strides, int64_t n)
     void titer_fill_false(char **data, const int64_t *strides, int64_t n)
+    const titer_loop1d titer_masked_loop_table[]
+
+cdef extern from *:
+    """
+    int titer_loop_error = 0;   /* see titer_scalar.h: a Python error from a nogil loop */
+    """
+    int titer_loop_error
+
+_LOOP_ERRORS = {1: (ValueError, "Integers to negative integer powers are not allowed.")}
 
 cdef enum:
     KEY_PY_INT = 14            # key codes past the 14 dtype codes
@@ -27,6 +36,7 @@ cdef class OpEntry:
     cdef readonly object ufunc
     cdef readonly tuple types
     cdef dict loops                # 'ff->f' -> loop address
+    cdef dict masked_loops         # 'ff->f' -> the loop under a where= mask
     cdef PlanCache *cache          # the last plan this op ran (see _plan_cache.pxi)
 
     def __dealloc__(self):
@@ -44,31 +54,66 @@ cdef class Resolved:
     cdef int codes[MAX_OPERANDS]       # NumPy order: inputs, then outputs
     cdef int operand_codes[MAX_OPERANDS]   # titer order: outputs, then inputs
     cdef bint discards_imaginary   # a complex value is cast to a real dtype
+    cdef bint loop_error_possible  # the loop can flag a Python error (titer_loop_error)
     cdef str signature
 
 
 cdef str _SAME_KIND = "same_kind"
+cdef str _ORDER_K = "K"
 cdef dict _OPS_BY_NAME = {}
 cdef dict _RESOLVED = {}
+
+
+class _WhereTypes:
+    """np.where is not a ufunc: its result dtype is np.result_type(x, y)
+    (Python scalars weak); the condition is read as bool."""
+    nin, nout = 3, 1
+
+    def resolve_dtypes(self, dtypes, casting="same_kind", signature=None):
+        if signature is not None and signature[3] is not None:
+            result = np.dtype(signature[3])
+        else:
+            result = np.result_type(*[_WEAK_STAND_IN.get(t, t) for t in dtypes[1:3]])
+        for t in dtypes[1:3]:
+            if isinstance(t, np.dtype) and not np.can_cast(t, result, casting):
+                raise TypeError("Cannot cast where() input from %r to %r with casting rule %r"
+                                % (t, result, casting))
+        return (np.dtype(np.bool_), result, result, result)
+
+
+_WEAK_STAND_IN = {int: 0, float: 0.0, complex: 0j}   # values np.result_type treats as weak
+
+
+def _ufunc_for(name):
+    if name == "where":
+        return _WhereTypes()
+    if name == "clip":
+        return np._core.umath.clip
+    return getattr(np, name)
 
 
 def _init_ops():
     cdef int i
     loops = {}
+    masked = {}
     for i in range(titer_loop_table_len):
         loops.setdefault(titer_loop_table[i].op.decode(), {})[
             titer_loop_table[i].sig.decode()] = <uintptr_t>titer_loop_table[i].fn
+        masked.setdefault(titer_loop_table[i].op.decode(), {})[
+            titer_loop_table[i].sig.decode()] = <uintptr_t>titer_masked_loop_table[i]
     for index, spec in enumerate(_ops.OPS):
         entry = OpEntry()
         entry.name = spec.name
         entry.nin = spec.nin
         entry.nout = spec.nout
         entry.index = index
-        entry.ufunc = getattr(np, spec.name)
+        entry.ufunc = _ufunc_for(spec.name)
         entry.types = tuple(spec.types)
         entry.loops = loops[spec.name]
+        entry.masked_loops = masked[spec.name]
         entry.cache = <PlanCache *>calloc(1, sizeof(PlanCache))
         _OPS_BY_NAME[spec.name] = entry
+        assert index < 128, "the resolution cache key holds 7 bits of op index"
         for alias in spec.aliases:
             _OPS_BY_NAME[alias] = entry
 
@@ -79,6 +124,17 @@ _init_ops()
 def ops():
     """{name: (signature, ...)} for every supported op (aliases included)."""
     return {name: entry.types for name, entry in sorted(_OPS_BY_NAME.items())}
+
+
+_LOGICAL_BINARY = frozenset(["logical_and", "logical_or", "logical_xor"])
+
+
+def _check_logical_int(OpEntry op, inputs):
+    """NumPy's logical loops take a Python int as a C long."""
+    if op.name in _LOGICAL_BINARY:
+        for x in inputs:
+            if type(x) is int and not -2 ** 63 <= x < 2 ** 63:
+                raise OverflowError("Python int too large to convert to C long")
 
 
 cdef Resolved resolve(OpEntry op, tuple in_types, list outs, dtype, casting):
@@ -100,6 +156,7 @@ cdef Resolved resolve(OpEntry op, tuple in_types, list outs, dtype, casting):
         raise TypeError("titer has no %s loop for %s (NumPy resolved %s)"
                         % (op.name, res.signature, resolved))
     res.loop = <titer_loop1d><uintptr_t>address
+    res.loop_error_possible = op.name == "power" and res.signature[0] in "bhil"
     res.out_dtypes = [np.dtype(chars[res.codes[op.nin + i]]) for i in range(op.nout)]
     res.loop_dtypes = res.out_dtypes + [np.dtype(chars[res.codes[i]]) for i in range(op.nin)]
     for i in range(op.nout):
@@ -178,20 +235,17 @@ cdef int store_python_scalar(BuildState st, int i, object value, int code,
     return 0
 
 
-def elementwise(name, out, *inputs, dtype=None, casting="same_kind"):
-    """``numpy.<name>(*inputs, out=out, dtype=dtype, casting=casting)``,
-    computed by titer.  ``out`` is None (allocated with the seed's output
-    layout rule), an array, or a tuple of arrays; the result is returned."""
+def elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
+                order="K"):
+    """``numpy.<name>(*inputs, out=out, dtype=dtype, casting=casting,
+    where=where, order=order)``, computed by titer.  ``out`` is None
+    (allocated with the seed's output layout rule, or ``order``), an array,
+    or a tuple of arrays (multi-output ops return a tuple)."""
     cdef OpEntry op
-    cdef BuildState st
     cdef Resolved res
-    cdef Plan plan
-    cdef Plan *run = &plan
-    cdef BuildFlags flags
-    cdef int i, code, nops, flag_bits
+    cdef int i, code, nops
     cdef int64_t key
     cdef bint by_tuple, cacheable
-    cdef int constant_result = -1
     cdef list arrays
     try:
         op = _OPS_BY_NAME[name]
@@ -200,6 +254,8 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind"):
                          % (name,)) from None
     if len(inputs) != op.nin:
         raise TypeError("%s() takes %d input(s), got %d" % (name, op.nin, len(inputs)))
+    if where is not True or (order is not _ORDER_K and order != _ORDER_K):
+        return _elementwise_general(op, out, inputs, dtype, casting, where, order)
     nops = op.nout + op.nin
     if op.nout == 1 and (out is None or cnp.PyArray_Check(out)):
         arrays = [out]
@@ -210,7 +266,7 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind"):
     # Python scalar), packed in an int when nothing unusual is asked for.
     by_tuple = dtype is not None or (casting is not _SAME_KIND and casting != _SAME_KIND)
     cacheable = not by_tuple
-    key = op.index
+    key = 1                             # a leading 1: keys of different lengths differ
     for i in range(nops):
         x = arrays[i]
         t = type(x)
@@ -220,12 +276,16 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind"):
             code = KEY_PY_FLOAT
         elif t is int:
             code = KEY_PY_INT
+            if op.name in _LOGICAL_BINARY:
+                _check_logical_int(op, inputs)
         elif t is complex:
             code = KEY_PY_COMPLEX
         elif t is bool:
             code = 0
         else:
             if not cnp.PyArray_Check(x):
+                if hasattr(x, "__cuda_array_interface__"):
+                    return _cuda_elementwise(name, out, *inputs, dtype=dtype, casting=casting)
                 x = np.asarray(x)
                 arrays[i] = x
             code = dtype_code((<cnp.ndarray>x).descr)
@@ -234,6 +294,7 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind"):
             continue
         cacheable = False               # allocations and scalars: build every time
         key = key * 32 + code
+    key = key * 128 + op.index          # _init_ops: fewer than 128 ops
     cache_key = key if not by_tuple else (
         name, dtype, casting, tuple([_type_key(arrays[i]) for i in range(nops)]))
     res = _RESOLVED.get(cache_key)
@@ -241,7 +302,30 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind"):
         in_types = tuple([_resolution_type(arrays[i]) for i in range(op.nout, nops)])
         res = resolve(op, in_types, arrays[:op.nout], dtype, casting)
         _RESOLVED[cache_key] = res
-    cacheable = cacheable and not by_tuple
+    if res.loop_error_possible and arrays[0] is not None:
+        # The loop may stop with a Python error (integer power, negative
+        # exponent): compute into a temporary so `out` is untouched then.
+        result = elementwise(name, None, *inputs, dtype=dtype, casting=casting)
+        return elementwise("where", out, True, result, result, dtype=arrays[0].dtype,
+                           casting="unsafe")
+    _build_and_run(op, arrays, res, res.loop, cacheable and not by_tuple, key)
+    if op.nout == 1:
+        return arrays[0]
+    return tuple(arrays[:op.nout])
+
+
+cdef int _build_and_run(OpEntry op, list arrays, Resolved res, titer_loop1d loop,
+                        bint cacheable, int64_t key) except -1:
+    """Build the plan (or take it from the op's cache), run it, report FP
+    flags and loop errors.  `arrays`: outputs, inputs (and a where= mask)."""
+    cdef BuildState st
+    cdef Plan plan
+    cdef Plan *run = &plan
+    cdef BuildFlags flags
+    cdef int i, flag_bits, error
+    cdef int nops = len(arrays)
+    cdef int constant_result = -1
+    global titer_loop_error
     if cacheable and cache_lookup(op.cache, key, arrays, op.nout):
         run = &op.cache.plan
     else:
@@ -264,7 +348,7 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind"):
         st.static_shape = None
         flags = numpy_ufunc_flags()
         build_plan(&plan, st, &flags, op.nout)
-        plan.loop = res.loop
+        plan.loop = loop
         if constant_result >= 0:
             plan.loop = titer_fill_true if constant_result else titer_fill_false
         elif cacheable and st.arrays is arrays and not st.copied_inputs:
@@ -274,13 +358,109 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind"):
         run = &plan
     if res.discards_imaginary:
         warnings.warn("Casting complex values to real discards the imaginary part",
-                      np.exceptions.ComplexWarning, stacklevel=2)
+                      np.exceptions.ComplexWarning, stacklevel=3)
     flag_bits = run_plan(run)
+    if titer_loop_error:
+        error = titer_loop_error
+        titer_loop_error = 0
+        exc_type, message = _LOOP_ERRORS[error]
+        raise exc_type(message)
     if flag_bits:
         _report_fpe(fpe_bits(flag_bits), op.name)
-    if op.nout == 1:
-        return arrays[0]
-    return tuple(arrays[:op.nout])
+    return 0
+
+
+def _cuda_elementwise(name, out, *inputs, dtype=None, casting="same_kind"):
+    """GPU arrays (``__cuda_array_interface__``) go to titer.cuda, imported
+    only now: importing titer never touches CUDA or CuPy."""
+    try:
+        from .cuda.dispatch import elementwise as cuda_elementwise
+    except ImportError as exc:
+        raise ImportError("titer got a GPU array for %r but its CUDA side is unavailable "
+                          "(titer.cuda.dispatch: %s)" % (name, exc)) from exc
+    return cuda_elementwise(name, out, *inputs, dtype=dtype, casting=casting)
+
+
+_ORDERS = {"K": "K", "C": "C", "F": "F", "A": "A", "k": "K", "c": "C", "f": "F", "a": "A",
+           None: "K"}
+
+
+def _elementwise_general(OpEntry op, out, tuple inputs, dtype, casting, where, order):
+    """where= and order= (NumPy's meaning).  order C/F/A allocates the
+    outputs in that order first; a where= mask runs the op's masked loops
+    (only selected elements are computed, so only they raise FP flags) into
+    `out`, or into a temporary in the loop dtype then copied into `out`
+    under the mask by titer's `where` loop when `out` needs a cast."""
+    cdef Resolved res, mres
+    cdef int i, nops = op.nout + op.nin
+    try:
+        order = _ORDERS[order]
+    except (KeyError, TypeError):
+        raise ValueError("order must be one of 'K', 'A', 'C', 'F', got %r" % (order,)) from None
+    outs = normalize_out(out, op.nout)
+    args = []
+    for x in inputs:
+        if type(x) in (int, float, complex, bool) or cnp.PyArray_Check(x):
+            args.append(x)
+        elif hasattr(x, "__cuda_array_interface__"):
+            return _cuda_elementwise(op.name, out, *inputs, dtype=dtype, casting=casting)
+        else:
+            args.append(np.asarray(x))
+    mask = None if where is True else np.asarray(where, dtype=np.bool_)
+    in_types = tuple([_resolution_type(x) for x in args])
+    _check_logical_int(op, args)
+    res = resolve(op, in_types, outs, dtype, casting)
+    shapes = [x.shape for x in args if cnp.PyArray_Check(x)]
+    if mask is not None:
+        shapes.append(mask.shape)
+    given = [o for o in outs if o is not None]
+    shape = given[0].shape if given else np.broadcast_shapes(*shapes)
+    if order != "K" or mask is not None:
+        alloc_order = order
+        if order == "A":
+            arrays_in = [x for x in args if cnp.PyArray_Check(x)]
+            alloc_order = "F" if arrays_in and all(
+                x.flags.f_contiguous and not x.flags.c_contiguous for x in arrays_in) else "C"
+        elif order == "K":
+            alloc_order = None          # the seed's output rule, through a plain run
+        for i in range(op.nout):
+            if outs[i] is None and alloc_order is not None:
+                outs[i] = np.empty(shape, dtype=res.out_dtypes[i], order=alloc_order)
+    if mask is None:
+        return elementwise(op.name, outs[0] if op.nout == 1 else tuple(outs), *args,
+                           dtype=dtype, casting=casting)
+    if any(o is None for o in outs):   # order K with a mask: the first full-shape input's layout
+        like = next((x for x in args if cnp.PyArray_Check(x) and x.shape == shape), None)
+        for i in range(op.nout):
+            if outs[i] is None:
+                outs[i] = (np.empty_like(like, dtype=res.out_dtypes[i]) if like is not None
+                           else np.empty(shape, dtype=res.out_dtypes[i]))
+    targets = []
+    for i in range(op.nout):
+        o = outs[i]
+        if (o.dtype == res.out_dtypes[i] and o.dtype.isnative and o.flags.aligned
+                and o.flags.writeable):
+            targets.append(o)
+        else:
+            targets.append(np.empty(o.shape, dtype=res.out_dtypes[i]))
+    mres = Resolved()
+    mres.loop = res.loop
+    mres.out_dtypes = res.out_dtypes
+    mres.loop_dtypes = res.loop_dtypes + [np.dtype(np.bool_)]
+    mres.discards_imaginary = res.discards_imaginary
+    mres.signature = res.signature
+    for i in range(nops):
+        mres.codes[i] = res.codes[i]
+        mres.operand_codes[i] = res.operand_codes[i]
+    mres.codes[nops] = 0
+    mres.operand_codes[nops] = 0
+    _build_and_run(op, targets + args + [mask], mres,
+                   <titer_loop1d><uintptr_t>op.masked_loops[res.signature], False, 0)
+    for i in range(op.nout):
+        if targets[i] is not outs[i]:
+            elementwise("where", outs[i], mask, targets[i], outs[i],
+                        dtype=outs[i].dtype, casting="unsafe")
+    return outs[0] if op.nout == 1 else tuple(outs)
 
 
 cdef int _comparison_constant(str name, object value, int position):

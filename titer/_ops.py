@@ -44,10 +44,13 @@ def kind_of(char):
     return "complex"
 
 
-Op = namedtuple("Op", "name nin nout types expr aliases doc identity",
-                defaults=(None,))
+Op = namedtuple("Op", "name nin nout types expr aliases doc identity approx",
+                defaults=(None, False))
 # identity: the value a reduction over an empty axis starts from (NumPy's
 # ufunc.identity), or None where the op has none (maximum, minimum).
+# approx: the op calls libm's transcendental functions, which are not
+# correctly rounded: its float results are held to ULP bounds against NumPy
+# (4 for float32, 2 for float64, 1 for float16) instead of bit equality.
 
 
 def same(chars, nin=2):
@@ -62,6 +65,10 @@ def to_bool(chars, nin=2):
 
 def complex_to_real(chars):
     return [c + "->" + COMPLEX_PART[c] for c in chars]
+
+
+FLOATING = HALF + FLOATS           # "efd"
+INEXACT = FLOATING + COMPLEX       # "efdFD"
 
 
 # Expression lookup: an op's ``expr`` maps a type character or a kind
@@ -124,6 +131,175 @@ for _name, _cop, _cfun, _doc in _COMPARISONS:
         "complex": "%s(a, b)" % _cfun,
         "lL": "titer_cmp_sl_%s(a, b)" % _name,
         "Ll": "titer_cmp_ls_%s(a, b)" % _name}, (), _doc))
+
+# ---- the rest of NumPy's elementwise catalog ----------------------------------
+# Helpers used here live in titer_scalar.h.  ``titer_m1(fn, x)`` /
+# ``titer_m2(fn, x, y)`` call libm's float or double variant of ``fn``;
+# ``titer_cfn(fn, z)`` / ``titer_cfn2(fn, z, w)`` the complex one.
+
+
+def _unary_math(name, cname=None, chars=INEXACT, aliases=(), approx=True, doc=None):
+    cname = cname or name
+    expr = {"float": "titer_m1(%s, a)" % cname}
+    if any(c in COMPLEX for c in chars):
+        expr["complex"] = "titer_cfn(%s, a)" % cname
+    return Op(name, 1, 1, same(chars, 1), expr, aliases, doc or "%s(a)" % cname,
+              None, approx)
+
+
+_ROUNDING = {"int": "a", "bool": "a"}
+OPS += [
+    # -- transcendental, libm (complex: C99 <complex.h> or NumPy's formulas) --
+    _unary_math("arccos", "acos", aliases=("acos",)),
+    _unary_math("arccosh", "acosh", aliases=("acosh",)),
+    _unary_math("arcsin", "asin", aliases=("asin",)),
+    _unary_math("arcsinh", "asinh", aliases=("asinh",)),
+    _unary_math("arctan", "atan", aliases=("atan",)),
+    _unary_math("arctanh", "atanh", aliases=("atanh",)),
+    _unary_math("cos"), _unary_math("cosh"), _unary_math("sin"), _unary_math("sinh"),
+    _unary_math("tan"), _unary_math("tanh"),
+    _unary_math("exp"), _unary_math("exp2"), _unary_math("expm1"),
+    _unary_math("log"), _unary_math("log2"), _unary_math("log10"), _unary_math("log1p"),
+    _unary_math("cbrt", chars=FLOATING),
+    Op("sqrt", 1, 1, same(INEXACT, 1), {"float": "titer_m1(sqrt, a)",
+                                         "complex": "titer_cfn(sqrt, a)"},
+       (), "sqrt(a)", None, False),
+    Op("arctan2", 2, 1, same(FLOATING), {"float": "titer_m2(atan2, a, b)"}, ("atan2",),
+       "atan2(a, b)", None, True),
+    Op("hypot", 2, 1, same(FLOATING), {"float": "titer_m2(hypot, a, b)"}, (),
+       "hypot(a, b)", 0, True),
+    Op("logaddexp", 2, 1, same(FLOATING), {"float": "titer_logaddexp(a, b)"}, (),
+       "log(exp(a) + exp(b))", None, True),
+    Op("logaddexp2", 2, 1, same(FLOATING), {"float": "titer_logaddexp2(a, b)"}, (),
+       "log2(2**a + 2**b)", None, True),
+    Op("power", 2, 1, same(INTS + INEXACT), {
+        "int": "titer_ipow(a, b)", "float": "titer_m2(pow, a, b)",
+        "complex": "titer_cfn2(pow, a, b)"}, ("pow",), "a ** b", None, True),
+    Op("float_power", 2, 1, same("dD"), {"float": "titer_m2(pow, a, b)",
+                                         "complex": "titer_cfn2(pow, a, b)"},
+       (), "a ** b in float64 / complex128", None, True),
+    # -- exact float functions --
+    Op("deg2rad", 1, 1, same(FLOATING, 1), {"float": "a * ((T)M_PI / (T)180)"},
+       ("radians",), "a * pi / 180"),
+    Op("rad2deg", 1, 1, same(FLOATING, 1), {"float": "a * ((T)180 / (T)M_PI)"},
+       ("degrees",), "a * 180 / pi"),
+    Op("fabs", 1, 1, same(FLOATING, 1), {"half": "(titer_half)(a & 0x7fffu)",
+                                          "float": "titer_fabs(a)"}, (), "|a|"),
+    Op("floor", 1, 1, same(BOOL + INTS + FLOATING, 1),
+       dict(_ROUNDING, float="titer_m1(floor, a)"), (), "floor(a)"),
+    Op("ceil", 1, 1, same(BOOL + INTS + FLOATING, 1),
+       dict(_ROUNDING, float="titer_m1(ceil, a)"), (), "ceil(a)"),
+    Op("trunc", 1, 1, same(BOOL + INTS + FLOATING, 1),
+       dict(_ROUNDING, float="titer_m1(trunc, a)"), (), "trunc(a)"),
+    Op("rint", 1, 1, same(INEXACT, 1), {
+        "float": "titer_m1(rint, a)",
+        "complex": "titer_cmake(titer_m1(rint, a.re), titer_m1(rint, a.im))"},
+       (), "round half to even"),
+    Op("copysign", 2, 1, same(FLOATING), {
+        "half": "(titer_half)((a & 0x7fffu) | (b & 0x8000u))",
+        "float": "titer_m2(copysign, a, b)"}, (), "|a| with the sign of b"),
+    Op("nextafter", 2, 1, same(FLOATING), {"half": "titer_half_nextafter(a, b)",
+                                           "float": "titer_m2(nextafter, a, b)"},
+       (), "next float after a towards b"),
+    Op("spacing", 1, 1, same(FLOATING, 1), {"half": "titer_half_spacing(a)",
+                                            "float": "titer_spacing(a)"},
+       (), "distance to the next float away from zero"),
+    Op("signbit", 1, 1, to_bool(FLOATING, 1), {"half": "(a & 0x8000u) != 0",
+                                               "float": "signbit(a) != 0"}, (), "a < 0 or -0"),
+    Op("heaviside", 2, 1, same(FLOATING), {
+        "float": "(a != a ? (T)NAN : a == 0 ? b : a < 0 ? (T)0 : (T)1)"},
+       (), "0 below 0, b at 0, 1 above"),
+    Op("reciprocal", 1, 1, same(INTS + INEXACT, 1), {
+        "int": "titer_ireciprocal(a)", "float": "(T)1 / a",
+        "complex": "titer_cfn(reciprocal, a)"}, (), "1 / a"),
+    Op("sign", 1, 1, same(INTS + INEXACT, 1), {
+        "sint": "(T)((a > 0) - (a < 0))", "uint": "(T)(a > 0)",
+        "float": "(a > 0 ? (T)1 : a < 0 ? (T)-1 : a == 0 ? (T)0 : a)",
+        "complex": "titer_cfn(sign, a)"}, (), "-1, 0 or 1 (complex: a / |a|)"),
+    Op("conjugate", 1, 1, same(INTS + INEXACT, 1), {
+        "real": "a", "complex": "titer_cmake(a.re, -a.im)"}, ("conj",), "conj(a)"),
+    Op("fmax", 2, 1, same(NUMERIC), {
+        "bool": "a || b", "int": "(a >= b ? a : b)",
+        "half": "((titer_half_ge(a, b) || titer_half_isnan(b)) ? a : b)",
+        "float": "((a >= b || b != b) ? a : b)",
+        "complex": "((titer_cge(a, b) || b.re != b.re || b.im != b.im) ? a : b)"},
+       (), "max(a, b), NaN ignored"),
+    Op("fmin", 2, 1, same(NUMERIC), {
+        "bool": "a && b", "int": "(a <= b ? a : b)",
+        "half": "((titer_half_le(a, b) || titer_half_isnan(b)) ? a : b)",
+        "float": "((a <= b || b != b) ? a : b)",
+        "complex": "((titer_cle(a, b) || b.re != b.re || b.im != b.im) ? a : b)"},
+       (), "min(a, b), NaN ignored"),
+    # -- division family: NumPy's integer rules, never a C trap --
+    Op("floor_divide", 2, 1, same(INTS + FLOATING), {
+        "int": "titer_ifloordiv(a, b)", "float": "titer_floordiv(a, b)"},
+       (), "floor(a / b)"),
+    Op("remainder", 2, 1, same(INTS + FLOATING), {
+        "int": "titer_iremainder(a, b)", "float": "titer_remainder(a, b)"},
+       ("mod",), "a - floor(a / b) * b"),
+    Op("fmod", 2, 1, same(INTS + FLOATING), {
+        "int": "titer_ifmod(a, b)", "float": "titer_m2(fmod, a, b)"},
+       (), "C fmod: sign of a"),
+    Op("divmod", 2, 2, [c * 2 + "->" + c * 2 for c in INTS + FLOATING], {
+        "int": "titer_idivmod(a, b, o1)", "float": "titer_divmod(a, b, o1)"},
+       (), "(a // b, a % b)"),
+    Op("modf", 1, 2, [c + "->" + c * 2 for c in FLOATING], {
+        "float": "titer_m2(modf, a, o1)"}, (), "(fractional part, integral part)"),
+    Op("frexp", 1, 2, [c + "->" + c + "i" for c in FLOATING], {
+        "float": "titer_m2(frexp, a, o1)"}, (), "(mantissa, exponent)"),
+    Op("ldexp", 2, 1, [c + e + "->" + c for c in FLOATING for e in "il"], {
+        "float": "titer_m2(ldexp, a, titer_clamp_int(b))"}, (), "a * 2**b"),
+    # -- integers and bits --
+    Op("gcd", 2, 1, same(INTS), {"int": "titer_igcd(a, b)"}, (), "greatest common divisor", 0),
+    Op("lcm", 2, 1, same(INTS), {"int": "titer_ilcm(a, b)"}, (), "least common multiple"),
+    Op("bitwise_and", 2, 1, same(BOOL + INTS), {"bool": "a & b", "int": "(T)(a & b)"},
+       (), "a & b", -1),
+    Op("bitwise_or", 2, 1, same(BOOL + INTS), {"bool": "a | b", "int": "(T)(a | b)"},
+       (), "a | b", 0),
+    Op("bitwise_xor", 2, 1, same(BOOL + INTS), {"bool": "a ^ b", "int": "(T)(a ^ b)"},
+       (), "a ^ b", 0),
+    Op("invert", 1, 1, same(BOOL + INTS, 1), {"bool": "!a", "int": "(T)~a"},
+       ("bitwise_not", "bitwise_invert"), "~a"),
+    Op("left_shift", 2, 1, same(INTS), {"int": "titer_lshift(a, b)"},
+       ("bitwise_left_shift",), "a << b (0 past the width)"),
+    Op("right_shift", 2, 1, same(INTS), {"int": "titer_rshift(a, b)"},
+       ("bitwise_right_shift",), "a >> b (sign fill past the width)"),
+    Op("bitwise_count", 1, 1, [c + "->B" for c in INTS], {
+        "int": "titer_popcount(a)"}, (), "1-bits of |a|"),
+    # -- predicates --
+    Op("isnan", 1, 1, to_bool(NUMERIC, 1), {
+        "bool": "0", "int": "0", "half": "titer_half_isnan(a)", "float": "a != a",
+        "complex": "(a.re != a.re || a.im != a.im)"}, (), "a is NaN"),
+    Op("isinf", 1, 1, to_bool(NUMERIC, 1), {
+        "bool": "0", "int": "0", "half": "(a & 0x7fffu) == 0x7c00u", "float": "isinf(a) != 0",
+        "complex": "(isinf(a.re) || isinf(a.im))"}, (), "a is +-inf"),
+    Op("isfinite", 1, 1, to_bool(NUMERIC, 1), {
+        "bool": "1", "int": "1", "half": "(a & 0x7c00u) != 0x7c00u",
+        "float": "isfinite(a) != 0",
+        "complex": "(isfinite(a.re) && isfinite(a.im))"}, (), "a is finite"),
+    Op("logical_not", 1, 1, to_bool(NUMERIC, 1), {
+        "real": "!a", "half": "(a & 0x7fffu) == 0",
+        "complex": "!(a.re != 0 || a.im != 0)"}, (), "not a"),
+]
+for _name, _cop, _identity in (("logical_and", "&&", True), ("logical_or", "||", False),
+                               ("logical_xor", "!=", False)):
+    OPS.append(Op(_name, 2, 1, to_bool(NUMERIC), {
+        "real": "((a != 0) %s (b != 0))" % _cop,
+        "half": "(((a & 0x7fffu) != 0) %s ((b & 0x7fffu) != 0))" % _cop,
+        "complex": "((a.re != 0 || a.im != 0) %s (b.re != 0 || b.im != 0))" % _cop},
+        (), "a %s b as truth values" % _cop, _identity))
+
+# Ternary: np.where (not a ufunc; dtype by np.result_type of x and y) and
+# np.clip (NumPy's clip ufunc: NaN in a propagates, bounds by max then min).
+OPS += [
+    Op("where", 3, 1, ["?" + c * 2 + "->" + c for c in NUMERIC], {
+        "bool": "(a ? b : c)"}, (), "b where a else c"),
+    Op("clip", 3, 1, [c * 3 + "->" + c for c in NUMERIC], {
+        "bool": "titer_clip_int(a, b, c)", "int": "titer_clip_int(a, b, c)",
+        "half": "titer_clip_half(a, b, c)", "float": "titer_clip_float(a, b, c)",
+        "complex": "titer_clip_complex(a, b, c)"}, (), "min(max(a, b), c)"),
+]
+
 
 OPS_BY_NAME = {op.name: op for op in OPS}
 ALIASES = {alias: op.name for op in OPS for alias in op.aliases}

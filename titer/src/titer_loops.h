@@ -59,6 +59,82 @@ typedef void (*titer_cast_fn)(const char *src, int64_t src_stride,
                                          *(const TB *)(y + i * sy));        \
     }
 
+/* Three inputs (where, clip): all contiguous; the first contiguous with the
+ * other two stride-0 scalars (clip(a, lo, hi), where(c, x, 0)); strided. */
+#define TITER_TERNARY_LOOP(TA, TB, TC, TO, KERNEL)                           \
+    char *o = data[0], *x = data[1], *y = data[2], *z = data[3];            \
+    const int64_t so = strides[0], sx = strides[1], sy = strides[2],       \
+                  sz = strides[3];                                          \
+    if (so == (int64_t)sizeof(TO) && sx == (int64_t)sizeof(TA)              \
+            && sy == (int64_t)sizeof(TB) && sz == (int64_t)sizeof(TC)) {    \
+        TO *po = (TO *)o; const TA *px = (const TA *)x;                     \
+        const TB *py = (const TB *)y; const TC *pz = (const TC *)z;         \
+        TITER_IVDEP for (int64_t i = 0; i < n; i++)                         \
+            po[i] = KERNEL(px[i], py[i], pz[i]);                            \
+    } else if (so == (int64_t)sizeof(TO) && sx == (int64_t)sizeof(TA)       \
+            && sy == 0 && sz == 0) {                                        \
+        TO *po = (TO *)o; const TA *px = (const TA *)x;                     \
+        const TB vy = *(const TB *)y; const TC vz = *(const TC *)z;         \
+        TITER_IVDEP for (int64_t i = 0; i < n; i++)                         \
+            po[i] = KERNEL(px[i], vy, vz);                                  \
+    } else {                                                                \
+        for (int64_t i = 0; i < n; i++)                                     \
+            *(TO *)(o + i * so) = KERNEL(*(const TA *)(x + i * sx),         \
+                                         *(const TB *)(y + i * sy),         \
+                                         *(const TC *)(z + i * sz));        \
+    }
+
+/* Two outputs (modf, frexp; divmod): data = {out0, out1, inputs...}; the
+ * kernel returns out0 and writes out1 through a pointer. */
+#define TITER_UNARY2_LOOP(TI, TO0, TO1, KERNEL)                              \
+    char *o0 = data[0], *o1 = data[1], *x = data[2];                        \
+    const int64_t s0 = strides[0], s1 = strides[1], sx = strides[2];       \
+    if (s0 == (int64_t)sizeof(TO0) && s1 == (int64_t)sizeof(TO1)            \
+            && sx == (int64_t)sizeof(TI)) {                                 \
+        TO0 *p0 = (TO0 *)o0; TO1 *p1 = (TO1 *)o1; const TI *px = (const TI *)x; \
+        for (int64_t i = 0; i < n; i++) p0[i] = KERNEL(px[i], p1 + i);      \
+    } else {                                                                \
+        for (int64_t i = 0; i < n; i++)                                     \
+            *(TO0 *)(o0 + i * s0) = KERNEL(*(const TI *)(x + i * sx),       \
+                                           (TO1 *)(o1 + i * s1));           \
+    }
+
+#define TITER_BINARY2_LOOP(TA, TB, TO0, TO1, KERNEL)                         \
+    char *o0 = data[0], *o1 = data[1], *x = data[2], *y = data[3];          \
+    const int64_t s0 = strides[0], s1 = strides[1], sx = strides[2],       \
+                  sy = strides[3];                                          \
+    if (s0 == (int64_t)sizeof(TO0) && s1 == (int64_t)sizeof(TO1)            \
+            && sx == (int64_t)sizeof(TA) && sy == (int64_t)sizeof(TB)) {    \
+        TO0 *p0 = (TO0 *)o0; TO1 *p1 = (TO1 *)o1;                           \
+        const TA *px = (const TA *)x; const TB *py = (const TB *)y;         \
+        for (int64_t i = 0; i < n; i++) p0[i] = KERNEL(px[i], py[i], p1 + i); \
+    } else {                                                                \
+        for (int64_t i = 0; i < n; i++)                                     \
+            *(TO0 *)(o0 + i * s0) = KERNEL(*(const TA *)(x + i * sx),       \
+                                           *(const TB *)(y + i * sy),       \
+                                           (TO1 *)(o1 + i * s1));           \
+    }
+
+/* A loop under a where= mask: the mask is the operand after the op's own
+ * `nt`; the op's loop runs on each stretch of selected elements, so the
+ * others are neither computed nor written. */
+static inline void titer_masked_run(titer_loop1d fn, int nt, char **data,
+                                    const int64_t *strides, int64_t n) {
+    char *ptrs[16];
+    const char *m = data[nt];
+    const int64_t sm = strides[nt];
+    int64_t i = 0;
+    while (i < n) {
+        while (i < n && !*(const npy_bool_t *)(m + i * sm)) i++;
+        int64_t start = i;
+        while (i < n && *(const npy_bool_t *)(m + i * sm)) i++;
+        if (i > start) {
+            for (int t = 0; t < nt; t++) ptrs[t] = data[t] + start * strides[t];
+            fn(ptrs, strides, i - start);
+        }
+    }
+}
+
 /* A cast: contiguous path plus strided walk; CONVERT is one expression. */
 #define TITER_CAST_LOOP(TS, TD, CONVERT)                                     \
     if (src_stride == (int64_t)sizeof(TS) && dst_stride == (int64_t)sizeof(TD)) { \

@@ -1,0 +1,431 @@
+"""The full ufunc catalog beyond what the generic op-table tests cover:
+the ufunc keywords (where=, order=, out tuples), NumPy's exact integer
+rules, FP-error reporting for every op, NaN at loop tails and chunk
+boundaries, the ternary ops, and the GPU hand-off."""
+import sys
+import types
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import titer
+from titer import _ops
+from oracle import DTYPES, assert_same, value_grid
+from test_elementwise import assert_like_numpy, numpy_call, same_as_numpy, titer_call
+
+CATALOG = """absolute add arccos arccosh arcsin arcsinh arctan arctan2 arctanh bitwise_and
+bitwise_count bitwise_or bitwise_xor cbrt ceil conjugate copysign cos cosh deg2rad degrees
+divide divmod equal exp exp2 expm1 fabs float_power floor floor_divide fmax fmin fmod frexp gcd
+greater greater_equal heaviside hypot invert isfinite isinf isnan lcm ldexp left_shift less
+less_equal log log10 log1p log2 logaddexp logaddexp2 logical_and logical_not logical_or
+logical_xor maximum minimum modf multiply negative nextafter not_equal positive power rad2deg
+radians reciprocal remainder right_shift rint sign signbit sin sinh spacing sqrt square subtract
+tan tanh trunc""".split()
+ALIASES = {"abs": "absolute", "mod": "remainder", "true_divide": "divide", "conj": "conjugate",
+           "bitwise_not": "invert", "bitwise_invert": "invert",
+           "bitwise_left_shift": "left_shift", "bitwise_right_shift": "right_shift",
+           "acos": "arccos", "asin": "arcsin", "atan": "arctan", "atan2": "arctan2",
+           "acosh": "arccosh", "asinh": "arcsinh", "atanh": "arctanh", "pow": "power"}
+
+
+def test_every_catalog_name_and_alias_is_supported():
+    listed = titer.ops()
+    assert len(CATALOG) == 85
+    for name in CATALOG + list(ALIASES) + ["where", "clip"]:
+        assert name in listed, name
+        assert listed[name], name
+    for alias, target in ALIASES.items():
+        assert listed[alias] == listed[target]
+        assert _ops.canonical_name(alias) == _ops.canonical_name(target) or \
+            listed[alias] == listed[target]
+
+
+@pytest.mark.parametrize("bad", [np.array(["a"]), np.array([1], dtype=object),
+                                 np.array(["2020-01-01"], dtype="datetime64[D]"),
+                                 np.array([1], dtype="timedelta64[s]")], ids=str)
+@pytest.mark.parametrize("name", ["sin", "floor_divide", "isnan", "clip"])
+def test_unsupported_dtypes_are_type_errors(bad, name):
+    op = _ops.OPS_BY_NAME[name]
+    with pytest.raises(TypeError):
+        titer.elementwise(name, None, *([bad] * op.nin))
+
+
+# -- NumPy-exact integer rules -------------------------------------------------
+
+INT_DTYPES = [np.dtype(c) for c in _ops.INTS]
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES, ids=str)
+@pytest.mark.parametrize("name", ["floor_divide", "remainder", "fmod", "divmod", "gcd", "lcm",
+                                  "left_shift", "right_shift", "power", "bitwise_count",
+                                  "reciprocal", "sign", "absolute", "negative"])
+def test_integer_edges_against_numpy(name, dtype):
+    """Every pair of an integer type's edge values: zero divisors,
+    INT_MIN // -1, shifts past the width and negative, gcd/lcm signs."""
+    info = np.iinfo(dtype)
+    edges = sorted({0, 1, 2, 3, 7, info.max, info.max - 1, info.min, info.min + 1}
+                   | ({-1, -2, -7, -8} if dtype.kind == "i" else {8, 64, 63}))
+    edges = np.array(edges, dtype=dtype)
+    op = _ops.OPS_BY_NAME[name]
+    if op.nin == 1:
+        inputs = (edges,)
+    else:
+        a, b = np.meshgrid(edges, edges)
+        if name == "power" and dtype.kind == "i":
+            b = np.abs(b % 9).astype(dtype)           # negative exponents: see below
+        inputs = (a, b)
+    assert_like_numpy(name, inputs, "%s %s" % (name, dtype))
+    # the FP flags too: divide by zero / overflow as NumPy reports them
+    with warnings.catch_warnings(record=True) as ours:
+        warnings.simplefilter("always")
+        titer.elementwise(name, None, *inputs)
+    with warnings.catch_warnings(record=True) as theirs:
+        warnings.simplefilter("always")
+        getattr(np, name)(*inputs)
+    assert sorted({str(w.message) for w in ours}) == sorted({str(w.message) for w in theirs})
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64"])
+def test_negative_integer_power_is_a_value_error_and_out_untouched(dtype):
+    base = np.arange(-3, 5, dtype=dtype)
+    exps = np.array([2, 1, 0, 3, -1, 2, 1, 0], dtype=dtype)
+    out = np.zeros_like(base)
+    with pytest.raises(ValueError, match="negative integer powers"):
+        np.power(base, exps)
+    with pytest.raises(ValueError, match="Integers to negative integer powers are not allowed."):
+        titer.elementwise("power", out, base, exps)
+    assert not out.any()
+    with pytest.raises(ValueError):
+        titer.elementwise("power", None, base, -1)
+    # the error does not leak into the next call
+    assert_same(titer.elementwise("power", None, base, 2), np.power(base, 2))
+    big = np.full(100000, 2, dtype=dtype)
+    big_exp = np.ones(100000, dtype=dtype)
+    big_exp[77777] = -2                              # in the second thread's chunk
+    with pytest.raises(ValueError):
+        titer.elementwise("power", None, big, big_exp)
+
+
+def test_int_min_floor_divide_minus_one_never_crashes():
+    for dtype in ("int8", "int16", "int32", "int64"):
+        m = np.iinfo(dtype).min
+        a = np.array([m, m, 5, -5, 0], dtype=dtype)
+        b = np.array([-1, 0, 0, -1, 0], dtype=dtype)
+        for name in ("floor_divide", "remainder", "fmod", "divmod"):
+            assert_like_numpy(name, (a, b), "%s %s" % (name, dtype))
+
+
+# -- floats: signed zeros, NaN rules, branch cuts --------------------------------
+
+def test_fmax_fmin_vs_maximum_minimum_nan_rules():
+    a = np.array([np.nan, 1.0, np.nan, -np.inf, 2.0])
+    b = np.array([1.0, np.nan, np.nan, np.nan, -0.0])
+    for name in ("maximum", "minimum", "fmax", "fmin"):
+        for dt in ("e", "f", "d", "F", "D"):
+            assert_like_numpy(name, (a.astype(dt), b.astype(dt)), "%s %s" % (name, dt))
+
+
+@pytest.mark.parametrize("name", ["sqrt", "log", "log10", "log2", "log1p", "sign", "arcsin",
+                                  "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "exp",
+                                  "reciprocal", "power"])
+def test_complex_branch_cuts_and_specials(name):
+    parts = [0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 0.5, np.inf, -np.inf, np.nan]
+    z = np.array([complex(r, i) for r in parts for i in parts])
+    # build with explicit parts: complex(r, i) loses -0.0 in the imaginary part
+    z.real = np.repeat(parts, len(parts))
+    z.imag = np.tile(parts, len(parts))
+    for dt in ("F", "D"):
+        inputs = (z.astype(dt),) if name != "power" else (z.astype(dt), z[::-1].astype(dt))
+        assert_like_numpy(name, inputs, "%s %s" % (name, dt))
+
+
+@pytest.mark.parametrize("name", [op.name for op in _ops.OPS
+                                  if op.nin == 1 and "e->e" in op.types])
+def test_float16_unary_exhaustively(name):
+    allh = np.arange(65536, dtype=np.uint16).view(np.float16)
+    same_as_numpy(name, titer_call(name, None, allh), numpy_call(name, allh), name)
+
+
+@pytest.mark.parametrize("name", [op.name for op in _ops.OPS if op.nin == 2
+                                  and "ee->e" in op.types and op.name != "power"]
+                         + ["power"])
+def test_float16_binary_exhaustively(name):
+    allh = np.arange(65536, dtype=np.uint16).view(np.float16)
+    other = np.roll(allh, 12345)
+    same_as_numpy(name, titer_call(name, None, allh, other),
+                  numpy_call(name, allh, other), name)
+
+
+# -- NaN at loop tails and chunk boundaries ------------------------------------
+
+@pytest.mark.parametrize("name", ["exp", "log", "sin", "sqrt", "floor_divide", "power", "fmax",
+                                  "maximum", "clip", "where", "isnan", "divmod", "nextafter"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_nan_at_tails_and_chunk_boundaries(name, dtype):
+    """NaN placed at the end of SIMD-width tails, 512-element buffer blocks
+    and the 64-aligned OpenMP chunk edges of a 70001-element array."""
+    n = 70001
+    x = value_grid(dtype, (n,), seed=21)
+    x = np.abs(x) + 1 if name in ("log", "sqrt") else x
+    nan_at = [0, 7, 15, 31, 511, 512, 1023, 32767, 32768, 35001, 35008, 35072, n - 2, n - 1]
+    x[nan_at] = np.nan
+    y = value_grid(dtype, (n,), seed=22)
+    y[[1, 16, 513, 35009, n - 1]] = np.nan
+    op = _ops.OPS_BY_NAME[name]
+    if name == "where":
+        inputs = (x > 0, x, y)
+    elif name == "clip":
+        inputs = (x, np.float64(-1.0).astype(dtype), y)
+    else:
+        inputs = (x, y)[:op.nin]
+    with titer.num_threads(2):
+        same_as_numpy(name, titer_call(name, None, *inputs), numpy_call(name, *inputs), name)
+        # strided too: the generic path
+        strided = tuple(v[::3] if isinstance(v, np.ndarray) and v.ndim else v for v in inputs)
+        same_as_numpy(name, titer_call(name, None, *strided), numpy_call(name, *strided), name)
+
+
+# -- where= ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["add", "sin", "floor_divide", "divmod", "frexp", "clip",
+                                  "isnan", "power", "ldexp"])
+def test_where_mask_leaves_unselected_out_untouched(name):
+    op = _ops.OPS_BY_NAME[name]
+    rng = np.random.default_rng(5)
+    shape = (7, 9)
+    ins = {"ldexp": [value_grid("float32", shape, 1), rng.integers(-5, 5, shape).astype("i")],
+           "power": [value_grid("float64", shape, 1), value_grid("float64", shape, 2)]}.get(
+        name, [value_grid("float32", shape, seed=i) for i in range(op.nin)])
+    mask = rng.integers(0, 2, shape).astype(bool)
+    expected = numpy_call(name, *ins)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    outs = tuple(np.full(shape, 7, dtype=e.dtype) for e in expected)
+    ref = tuple(o.copy() for o in outs)
+    with np.errstate(all="ignore"):
+        getattr(np, name)(*ins, out=ref, where=mask) if name != "clip" else \
+            np._core.umath.clip(*ins, out=ref, where=mask)
+    got = titer_call(name, outs if op.nout > 1 else outs[0], *ins, where=mask)
+    got = got if isinstance(got, tuple) else (got,)
+    for g, o, r in zip(got, outs, ref):
+        assert g is o
+        same_as_numpy(name, o, r, "%s where=" % name)
+
+
+def test_where_mask_broadcasts_casts_and_allocates():
+    a = value_grid("float64", (4, 5), seed=1)
+    mask = np.array([True, False, True, True, False])
+    # out of another dtype: computed in float64, cast under the mask
+    out = np.full((4, 5), -1, dtype=np.float32)
+    ref = out.copy()
+    np.sqrt(np.abs(a), out=ref, where=mask)
+    titer.elementwise("sqrt", out, np.abs(a), where=mask)
+    assert_same(out, ref)
+    # byte-swapped out: staged, still only selected elements change
+    out = np.full((4, 5), -1.0).astype(">f8")
+    ref = out.copy()
+    np.add(a, 1.0, out=ref, where=mask)
+    titer.elementwise("add", out, a, 1.0, where=mask)
+    assert_same(out.astype("=f8"), ref.astype("=f8"))
+    # out=None: only selected elements are defined
+    got = titer.elementwise("exp", None, a, where=mask)
+    sel = np.broadcast_to(mask, a.shape)
+    same_as_numpy("exp", got[sel], np.exp(a)[sel], "exp where= out=None")
+    # FP errors come only from selected elements
+    z = np.array([0.0, 1.0, 0.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        titer.elementwise("log", np.zeros(3), z, where=np.array([False, True, False]))
+    with pytest.warns(RuntimeWarning, match="divide by zero"):
+        titer.elementwise("log", np.zeros(3), z, where=np.array([True, True, False]))
+
+
+# -- order= ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("order", ["K", "C", "F", "A"])
+def test_order_allocates_like_numpy(order):
+    base = value_grid("float32", (6, 5), seed=3)
+    for a in (base, np.asfortranarray(base), base.T, base[::-1]):
+        b = value_grid("float32", a.shape, seed=4)
+        expected = np.add(a, b, order=order)
+        got = titer.elementwise("add", None, a, b, order=order)
+        assert_same(got, expected)
+        if order in "CF":
+            assert got.flags["%s_CONTIGUOUS" % order]
+        if order == "A":
+            assert got.flags.c_contiguous == expected.flags.c_contiguous
+    with pytest.raises(ValueError):
+        titer.elementwise("add", None, base, base, order="X")
+
+
+# -- multi-output --------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["divmod", "modf", "frexp"])
+def test_multi_output_tuples(name):
+    op = _ops.OPS_BY_NAME[name]
+    ins = [value_grid("float64", (3, 4), seed=i) for i in range(op.nin)]
+    expected = numpy_call(name, *ins)
+    got = titer_call(name, None, *ins)
+    assert isinstance(got, tuple) and len(got) == 2
+    same_as_numpy(name, got, expected, name)
+    outs = tuple(np.empty_like(e) for e in expected)
+    assert titer_call(name, outs, *ins) == outs or all(
+        g is o for g, o in zip(titer_call(name, outs, *ins), outs))
+    same_as_numpy(name, outs, expected, name + " out=")
+    partial = (None, np.empty_like(expected[1]))
+    got = titer_call(name, partial, *ins)
+    assert got[1] is partial[1]
+    same_as_numpy(name, got, expected, name + " out=(None, arr)")
+    with pytest.raises((TypeError, ValueError)):
+        titer.elementwise(name, np.empty_like(expected[0]), *ins)
+    with pytest.raises(ValueError):
+        titer.elementwise(name, (outs[0],), *ins)
+
+
+# -- errstate for every op -------------------------------------------------------
+
+def _fp_outcome(call, mode):
+    with np.errstate(all=mode):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                call()
+            except FloatingPointError as exc:
+                return ("raise", str(exc).split(" encountered")[0])
+    return tuple(sorted({str(w.message).split(" encountered")[0] for w in caught
+                         if issubclass(w.category, RuntimeWarning)}))
+
+
+@pytest.mark.parametrize("op", [op for op in _ops.OPS if op.name not in ("where",)],
+                         ids=lambda op: op.name)
+def test_errstate_flags_like_numpy(op):
+    """Warn mode: the same set of FP warnings as the ufunc, for the special
+    values of every float signature."""
+    for sig in op.types:
+        ins, _ = _ops.parse_signature(sig)
+        if any(c in "FD" for c in ins) or ins[0] not in "fd":
+            continue                    # NumPy's complex/int flags vary by CPU path
+        inputs = [value_grid(c, (40,), seed=i) for i, c in enumerate(ins)]
+        theirs = _fp_outcome(lambda: numpy_call_raw(op.name, *inputs), "warn")
+        ours = _fp_outcome(lambda: titer.elementwise(op.name, None, *inputs), "warn")
+        if op.approx:                   # libm vs NumPy's SIMD: underflow may differ
+            theirs = tuple(t for t in theirs if t != "underflow")
+            ours = tuple(t for t in ours if t != "underflow")
+        assert ours == theirs, "%s %s: %s vs NumPy %s" % (op.name, sig, ours, theirs)
+
+
+def numpy_call_raw(name, *inputs):
+    if name == "clip":
+        return np._core.umath.clip(*inputs)
+    return getattr(np, name)(*inputs)
+
+
+def test_errstate_raise_and_call_for_new_ops():
+    with np.errstate(divide="raise"):
+        with pytest.raises(FloatingPointError):
+            titer.elementwise("log", None, np.zeros(3))
+        with pytest.raises(FloatingPointError):
+            titer.elementwise("floor_divide", None, np.arange(3), 0)
+    seen = []
+    with np.errstate(invalid="call"):
+        np.seterrcall(lambda kind, flag: seen.append(kind))
+        titer.elementwise("sqrt", None, np.array([-1.0]))
+    assert seen == ["invalid value"]
+    with np.errstate(all="ignore"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            titer.elementwise("arccos", None, np.array([2.0] * 100000))
+
+
+# -- where(), clip() -----------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_where_and_clip_every_dtype(dtype):
+    x = value_grid(dtype, (6, 5), seed=1)
+    y = value_grid(dtype, (5,), seed=2)
+    cond = value_grid("float32", (6, 1), seed=3)         # any dtype, read as truth
+    assert_like_numpy("where", (cond, x, y), "where %s" % dtype)
+    assert_like_numpy("where", (x > y, x, 0), "where %s, 0" % dtype)
+    lo = value_grid(dtype, (6, 5), seed=4)
+    hi = value_grid(dtype, (5,), seed=5)
+    assert_like_numpy("clip", (x, lo, hi), "clip %s" % dtype)
+    for other in (np.float32, np.int8, np.complex128):
+        assert_like_numpy("where", (cond, x, value_grid(other, (5,), seed=6)),
+                          "where %s %s" % (dtype, np.dtype(other)))
+
+
+def test_clip_with_scalar_bounds_and_none():
+    a = value_grid("float32", (1000,), seed=9)
+    assert_like_numpy("clip", (a, -1.0, 1.0), "clip scalars")
+    assert_like_numpy("clip", (a.astype("int16"), -3, 250), "clip int scalars")
+
+
+# -- hypothesis over the new ops -------------------------------------------------
+
+NEW_BINARY = [op.name for op in _ops.OPS if op.nin == 2 and op.name in CATALOG]
+NEW_UNARY = [op.name for op in _ops.OPS if op.nin == 1 and op.name in CATALOG]
+python_scalars = st.one_of(st.integers(-(2 ** 70), 2 ** 70), st.floats(), st.booleans(),
+                           st.complex_numbers())
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), name=st.sampled_from(NEW_BINARY),
+       shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=5),
+       dtypes=st.tuples(st.sampled_from(DTYPES), st.sampled_from(DTYPES)))
+def test_catalog_binary_hypothesis(data, name, shapes, dtypes):
+    a = data.draw(hnp.arrays(dtypes[0], shapes.input_shapes[0]))
+    if data.draw(st.booleans()):
+        b = data.draw(hnp.arrays(dtypes[1], shapes.input_shapes[1]))
+    else:
+        b = data.draw(python_scalars)
+    inputs = (a, b) if data.draw(st.booleans()) else (b, a)
+    assert_like_numpy(name, inputs, "%s %r" % (name, [getattr(x, "dtype", x) for x in inputs]))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), name=st.sampled_from(NEW_UNARY + ["where", "clip"]),
+       shape=hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=6),
+       dtype=st.sampled_from(DTYPES))
+def test_catalog_unary_and_ternary_hypothesis(data, name, shape, dtype):
+    a = data.draw(hnp.arrays(dtype, shape))
+    op = _ops.OPS_BY_NAME[name]
+    extra = [data.draw(hnp.arrays(data.draw(st.sampled_from(DTYPES)), shape))
+             for _ in range(op.nin - 1)]
+    assert_like_numpy(name, (a, *extra), "%s %s" % (name, dtype))
+
+
+# -- GPU arrays go to titer.cuda ---------------------------------------------------
+
+class FakeGpuArray:
+    __cuda_array_interface__ = {"shape": (3,), "typestr": "<f4", "data": (0, False),
+                                "version": 3}
+
+
+def test_gpu_arrays_are_handed_to_titer_cuda(monkeypatch):
+    calls = []
+    fake = types.ModuleType("titer.cuda.dispatch")
+    fake.elementwise = lambda name, out, *inputs, **kw: calls.append((name, out, inputs, kw)) or "gpu"
+    monkeypatch.setitem(sys.modules, "titer.cuda.dispatch", fake)
+    x = FakeGpuArray()
+    assert titer.elementwise("exp", None, x) == "gpu"
+    assert titer.elementwise("add", None, x, 1.0, casting="unsafe") == "gpu"
+    assert calls[1][0] == "add" and calls[1][3]["casting"] == "unsafe"
+
+
+def test_gpu_array_without_cuda_side_is_a_clear_error(monkeypatch):
+    monkeypatch.setitem(sys.modules, "titer.cuda.dispatch", None)    # import fails
+    with pytest.raises(ImportError, match="CUDA"):
+        titer.elementwise("exp", None, FakeGpuArray())
+
+
+def test_importing_titer_does_not_import_cupy():
+    assert "cupy" not in sys.modules or sys.modules.get("cupy") is None or True
+    import subprocess
+    code = "import sys, titer; print('cupy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=__import__("os").path.dirname(__import__("os").path.dirname(
+                             titer.__file__)))
+    assert out.stdout.strip() == "False", out.stderr
