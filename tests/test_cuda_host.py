@@ -165,6 +165,8 @@ def test_launch_config():
 def test_pack_params():
     piece = Piece((5, 7), ((4, 20), (8, 40), (0, 0)), (0, 0, 0))
     rec = plan.pack_params(piece, [1024, 2048, 0], [10, 11, 10], [None, None, b"\x00\x00\x80?"])
+    assert rec.shape == (1,) and rec.dtype == plan.PARAMS_DTYPE
+    rec = rec[0]
     assert plan.PARAMS_DTYPE.itemsize == 456
     assert list(rec["data"][:3]) == [1024, 2048, 0]
     assert rec["ndim"] == 2 and rec["numel"] == 35
@@ -183,7 +185,7 @@ def test_plan_launches_splits_and_names():
                                   [None] * 3, [8])
     assert [l.kernel for l in launches] == ["titer_add_bb_b_vec8"] * 2
     assert sum(l.numel for l in launches) == 3 * 2**30
-    assert [int(l.params["data"][0]) for l in launches] == [2**20, 2**20 + 3 * 2**29]
+    assert [int(l.params[0]["data"][0]) for l in launches] == [2**20, 2**20 + 3 * 2**29]
 
 
 # -- naming and the manifest -------------------------------------------------------

@@ -170,7 +170,8 @@ def launch_config(kind, n):
 
 
 def pack_params(piece, addresses, mem_codes, scalar_bytes):
-    """titer_params for one piece: an aligned structured NumPy scalar.
+    """titer_params for one piece, as a 1-element structured NumPy array
+    (CuPy passes such an array by value, like its builtin-vector examples).
     addresses[i]: operand base address + piece offset (ignored for scalars);
     scalar_bytes[i]: the value in the loop dtype, or None for an array."""
     nd = len(piece.shape)
@@ -202,7 +203,8 @@ def pack_params(piece, addresses, mem_codes, scalar_bytes):
         for d in range(nd):
             strides[d, i] = 0 if scalar_bytes[i] is not None else piece.strides[i][d]
     rec["stride"] = strides
-    return buf[0]
+    # a 1-element structured array: what cupy.RawKernel passes by value
+    return buf
 
 
 Launch = namedtuple("Launch", "kernel grid block params numel")
