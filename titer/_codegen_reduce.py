@@ -25,6 +25,8 @@ TARGET = os.path.join(HERE, "src", "titer_reduce_generated.h")
 # float16 sums and products accumulate in float and round once, as NumPy's
 # HALF_add / HALF_multiply reduce loops do.
 HALF_IN_FLOAT = {"add": "a + b", "multiply": "a * b"}
+# Ops whose reduction value does not depend on the order of combination.
+ORDER_FREE = ("maximum", "minimum", "fmax", "fmin")
 
 
 def reducible_signatures(op):
@@ -48,34 +50,39 @@ TITER_INLINE {A} {N}_load({T} v) {{ return {LOAD}; }}
 TITER_INLINE {A} {N}_comb({A} a, {A} b) {{ return {COMB}; }}
 TITER_INLINE {T} {N}_store({A} a) {{ return {STORE}; }}
 
-/* NumPy's pairwise sum: 8 accumulators up to a block of 128, halves above. */
+/* NumPy's pairwise sum: {NACC} accumulators up to a block of {BLOCK}, halves
+ * above.  The accumulator loop must stay a loop (not unrolled) so that GCC
+ * if-converts and vectorises kernels with branches (max/min). */
 static {A} {N}_pw(const char *p, int64_t s, int64_t n) {{
-    if (n < 8) {{
+    if (n < {NACC}) {{
         {A} r = {N}_load(*(const {T} *)p);
         for (int64_t i = 1; i < n; i++) r = {N}_comb(r, {N}_load(*(const {T} *)(p + i * s)));
         return r;
     }}
-    if (n <= TITER_PW_BLOCK) {{
-        {A} r[8], res;
+    if (n <= {BLOCK}) {{
+        {A} r[{NACC}], res;
         int64_t i;
         if (s == (int64_t)sizeof({T})) {{
             const {T} *x = (const {T} *)p;
-            for (int k = 0; k < 8; k++) r[k] = {N}_load(x[k]);
-            for (i = 8; i < n - (n % 8); i += 8)
-                for (int k = 0; k < 8; k++) r[k] = {N}_comb(r[k], {N}_load(x[i + k]));
+            for (int k = 0; k < {NACC}; k++) r[k] = {N}_load(x[k]);
+            for (i = {NACC}; i < n - (n % {NACC}); i += {NACC}) {{
+                {UNROLL}
+                for (int k = 0; k < {NACC}; k++) r[k] = {N}_comb(r[k], {N}_load(x[i + k]));
+            }}
         }} else {{
-            for (int k = 0; k < 8; k++) r[k] = {N}_load(*(const {T} *)(p + k * s));
-            for (i = 8; i < n - (n % 8); i += 8)
-                for (int k = 0; k < 8; k++)
+            for (int k = 0; k < {NACC}; k++) r[k] = {N}_load(*(const {T} *)(p + k * s));
+            for (i = {NACC}; i < n - (n % {NACC}); i += {NACC})
+                for (int k = 0; k < {NACC}; k++)
                     r[k] = {N}_comb(r[k], {N}_load(*(const {T} *)(p + (i + k) * s)));
         }}
-        res = {N}_comb({N}_comb({N}_comb(r[0], r[1]), {N}_comb(r[2], r[3])),
-                       {N}_comb({N}_comb(r[4], r[5]), {N}_comb(r[6], r[7])));
+        for (int w = {NACC} / 2; w >= 1; w /= 2)
+            for (int k = 0; k < w; k++) r[k] = {N}_comb(r[k], r[k + w]);
+        res = r[0];
         for (; i < n; i++) res = {N}_comb(res, {N}_load(*(const {T} *)(p + i * s)));
         return res;
     }}
     int64_t n2 = n / 2;
-    n2 -= n2 % 8;
+    n2 -= n2 % {NACC};
     {A} left = {N}_pw(p, s, n2);
     return {N}_comb(left, {N}_pw(p + n2 * s, s, n - n2));
 }}
@@ -182,8 +189,13 @@ def emit_kit(op, sig):
                                 "titer_f2h(a)")
     else:
         a, load, comb, store = t, "v", "%s(a, b)" % kernel, "a"
+    # Float sums keep NumPy's 8 x 128 pairwise shape; where the order cannot
+    # change the value (integers, bool, max/min) wider blocks vectorise better.
+    numeric = char in "efdFD" and op.name not in ORDER_FREE
+    nacc = 8 if numeric else 32
     return KIT_TEMPLATE.format(N=kit_name(op, sig), T=t, A=a, LOAD=load, COMB=comb,
-                               STORE=store, K=kernel)
+                               STORE=store, K=kernel, NACC=nacc, BLOCK=nacc * 16,
+                               UNROLL="" if numeric else "#pragma GCC unroll 1")
 
 
 def generate():

@@ -10,7 +10,7 @@
  *
  * Two layouts: "inner" when a reduced dim is the input's fastest (pairwise
  * along it, parallel over outputs or over leaves), "outer" when a kept dim
- * is (tiles of TITER_RED_TILE outputs accumulated row by row, vectorised,
+ * is (tiles of outputs accumulated row by row, vectorised,
  * parallel over tiles or over chunks).  Ops NumPy cannot reorder (subtract,
  * divide, ...) take an in-order left fold, parallel over outputs only. */
 #ifndef TITER_REDUCE_H
@@ -24,9 +24,10 @@
 #define TITER_RED_MAXDIMS 64
 #define TITER_PW_BLOCK 128       /* NumPy's PW_BLOCKSIZE */
 #define TITER_RED_PIECE 32768    /* reduced elements per leaf partial (inner) */
-#define TITER_RED_CHUNK 16384    /* reduced rows per chunk partial (outer) */
-#define TITER_RED_TILE 256       /* outputs per tile (outer) */
-#define TITER_RED_LEAF 8         /* rows taken in order before the cascade (outer) */
+#define TITER_RED_CHUNK 1024     /* reduced rows per chunk partial (outer) */
+#define TITER_RED_TILE_BYTES 65536 /* accumulators per tile row (outer): the tile width
+                                   * changes which outputs share a pass, never a value */
+#define TITER_RED_LEAF 16        /* rows taken in order before the cascade (outer) */
 #define TITER_RED_LEVELS 16      /* cascade depth inside one chunk: log2(CHUNK/LEAF) + 1 < 16 */
 #define TITER_SCAN_TILE 1024
 #define TITER_ACC_MAX 16
@@ -229,12 +230,16 @@ static void titer_inner_outputs(const titer_reduction *r, int64_t j0, int64_t j1
 
 /* -- outer layout: tiles of outputs, chunks of rows ------------------------- */
 
-typedef struct { int64_t k0, per_line, ntiles, nchunks; } titer_tiles;
+typedef struct { int64_t k0, w, per_line, ntiles, nchunks; } titer_tiles;
 
-static inline titer_tiles titer_outer_tiles(const titer_reduction *r) {
+static inline titer_tiles titer_outer_tiles(const titer_reduction *r, int nthreads) {
     titer_tiles t;
     t.k0 = r->kd.shape[0];
-    t.per_line = (t.k0 + TITER_RED_TILE - 1) / TITER_RED_TILE;
+    /* whole lines where they fit: row segments of a few KB defeat the
+     * prefetcher; threads split chunks of rows instead (mode 2) */
+    t.w = titer_min64(t.k0, TITER_RED_TILE_BYTES / r->kit->acc_size);
+    (void)nthreads;
+    t.per_line = (t.k0 + t.w - 1) / t.w;
     t.ntiles = t.per_line * (r->nout / t.k0);
     t.nchunks = (r->nred + TITER_RED_CHUNK - 1) / TITER_RED_CHUNK;
     return t;
@@ -242,11 +247,11 @@ static inline titer_tiles titer_outer_tiles(const titer_reduction *r) {
 
 static inline int64_t titer_tile_at(const titer_reduction *r, const titer_tiles *t,
                                     int64_t tile, const char **in, char **out) {
-    int64_t in_off, out_off, k = (tile % t->per_line) * TITER_RED_TILE;
+    int64_t in_off, out_off, k = (tile % t->per_line) * t->w;
     titer_red_kept(r, 1, tile / t->per_line, &in_off, &out_off);   /* the line, over dims 1.. */
     *in = r->in + in_off + k * r->kd.stride[0];
     *out = r->out + out_off + k * r->kout[0];
-    return titer_min64(TITER_RED_TILE, t->k0 - k);
+    return titer_min64(t->w, t->k0 - k);
 }
 
 static void titer_outer_chunk(const titer_reduction *r, const titer_tiles *t, int64_t tile,
@@ -305,7 +310,7 @@ static void titer_outer_finish(const titer_reduction *r, const titer_tiles *t, i
 
 static void titer_outer_tiles_run(const titer_reduction *r, const titer_tiles *t,
                                   int64_t t0, int64_t t1) {
-    size_t row = (size_t)TITER_RED_TILE * (size_t)r->kit->acc_size;
+    size_t row = (size_t)t->w * (size_t)r->kit->acc_size;
     int levels = titer_levels_for(t->nchunks);
     char *mem = (char *)malloc(row * ((size_t)t->nchunks + 1 + TITER_RED_LEVELS + (size_t)levels + 1));
     if (!mem) return;
@@ -374,10 +379,10 @@ static int titer_reduce_run(const titer_reduction *r, int nthreads, int64_t grai
             }
         }
     } else if (titer_reduce_is_outer(r)) {
-        titer_tiles t = titer_outer_tiles(r);
+        titer_tiles t = titer_outer_tiles(r, nthreads);
         if (nthreads == 1) {
             titer_outer_tiles_run(r, &t, 0, t.ntiles);
-        } else if (t.ntiles >= 4 * nthreads || t.nchunks == 1) {
+        } else if (t.ntiles >= 4 * nthreads || t.nchunks < t.ntiles * nthreads) {
             int64_t nt = titer_min64(nthreads, t.ntiles);
             #pragma omp parallel for schedule(static) num_threads(nt)
             for (int64_t c = 0; c < nt; c++) {
@@ -387,7 +392,7 @@ static int titer_reduce_run(const titer_reduction *r, int nthreads, int64_t grai
             }
         } else {
             /* few tiles, many chunks: chunks in parallel, cascade after */
-            size_t row = (size_t)TITER_RED_TILE * (size_t)r->kit->acc_size;
+            size_t row = (size_t)t.w * (size_t)r->kit->acc_size;
             int64_t units = t.ntiles * t.nchunks;
             char *partials = (char *)malloc(row * (size_t)units);
             if (!partials) return -1;
