@@ -88,7 +88,11 @@ class CupyBackend:
                 pass
         return cupy.RawModule(code=inlined_source(op_name), options=("-std=c++17",))
 
-    def launch(self, op_name, launch):
+    def launch(self, op_name, launch, device=None):
+        """One kernel launch on the operands' device, current stream."""
+        if device is not None and device != cupy.cuda.Device().id:
+            with cupy.cuda.Device(device):
+                return self.launch(op_name, launch, device)
         key = (cupy.cuda.Device().id, launch.kernel)
         fn = self._functions.get(key)
         if fn is None:

@@ -301,6 +301,7 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", backend=Non
     loop_codes = [dtype_code(loop_out)] + [dtype_code(d) for d in loop_in]
     launches = _plan.plan_launches(kernel_stem(canonical, sig), piece, bases, mem_codes,
                                    loop_codes, scalar_bytes, entry["vec"])
+    device = next(iter(devices)) if devices else None
     for launch in launches:
-        backend.launch(canonical, launch)
+        backend.launch(canonical, launch, device)
     return out

@@ -122,7 +122,7 @@ class HostBackend:
     def fill(self, out, value):
         out.a[...] = value
 
-    def launch(self, op_name, launch):
+    def launch(self, op_name, launch, device=None):
         fn = ctypes.cast(getattr(self.lib, launch.kernel), ctypes.c_void_p)
         params = np.array(launch.params)
         self.launched.append(launch.kernel)
