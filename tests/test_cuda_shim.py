@@ -17,7 +17,7 @@ pytestmark = pytest.mark.skipif(host.find_cxx() is None, reason="no C++ compiler
 OPS = ["add", "subtract", "multiply", "divide", "less", "equal", "maximum", "absolute",
        "negative", "floor_divide", "remainder", "fmod", "left_shift", "right_shift",
        "reciprocal", "sqrt", "copysign", "spacing", "where", "clip", "ldexp", "gcd",
-       "bitwise_count", "isnan", "logical_xor", "sign", "power"]
+       "bitwise_count", "isnan", "logical_xor", "sign", "power", "divmod", "modf", "frexp"]
 
 
 @pytest.fixture(scope="module")
@@ -32,9 +32,12 @@ def H(a):
 
 def run(be, name, out, *inputs, **kw):
     wrap = [H(x) if isinstance(x, np.ndarray) else x for x in inputs]
-    res = dispatch.elementwise(name, H(out) if isinstance(out, np.ndarray) else out, *wrap,
-                               backend=be, **kw)
-    return res.a
+    if isinstance(out, tuple):
+        out = tuple(H(o) if isinstance(o, np.ndarray) else o for o in out)
+    elif isinstance(out, np.ndarray):
+        out = H(out)
+    res = dispatch.elementwise(name, out, *wrap, backend=be, **kw)
+    return tuple(r.a for r in res) if isinstance(res, tuple) else res.a
 
 
 def values(char, shape, rng):
@@ -65,6 +68,11 @@ def cpu(name, out, *inputs, **kw):
 
 
 def assert_same(got, want):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            assert_same(g, w)
+        return
     assert got.dtype == want.dtype and got.shape == want.shape
     if want.dtype.kind in "fc":
         np.testing.assert_array_equal(got, want)     # NaN == NaN here; bits below
@@ -118,7 +126,9 @@ def test_every_signature_contiguous_and_strided(be, name):
         want = cpu(name, None, *strided)
         got = run(be, name, None, *strided)
         assert_same(got, want)
-        assert got.strides == want.strides
+        for g, w in zip(got if isinstance(got, tuple) else (got,),
+                        want if isinstance(want, tuple) else (want,)):
+            assert g.strides == w.strides
         checked += 1
     assert checked > 0
 
@@ -230,6 +240,23 @@ def test_integer_division_by_zero_is_zero(be):
         assert_same(run(be, name, None, a, b), cpu(name, None, a, b))
     got = run(be, "floor_divide", None, a, b)
     assert list(got[:3]) == [0, 0, 0]
+
+
+def test_two_outputs(be):
+    """divmod / modf / frexp: the second output through the kernel's pointer,
+    given outputs of another dtype (StoreWithCast), strided."""
+    rng = np.random.default_rng(29)
+    a, b = values("i", (20, 6), rng), values("i", (6,), rng)
+    assert_same(run(be, "divmod", None, a, b), cpu("divmod", None, a, b))
+    x = values("d", (20, 6), rng)
+    outs = (np.zeros((6, 20), np.float32).T, np.zeros((20, 6), np.float64))
+    want = (np.zeros((6, 20), np.float32).T, np.zeros((20, 6), np.float64))
+    be.launched.clear()
+    run(be, "modf", outs, x, casting="same_kind" if False else "unsafe")
+    cpu("modf", want, x, casting="unsafe")
+    assert_same(outs, want)
+    assert be.launched[-1].endswith("_cast")
+    assert_same(run(be, "frexp", None, x[::2]), cpu("frexp", None, x[::2]))
 
 
 def test_zero_size_and_0d(be):

@@ -48,6 +48,7 @@ FULL_ARCHS = "70;75;80;86;89;90+ptx"
 ITEMSIZE = {"?": 1, "b": 1, "B": 1, "h": 2, "H": 2, "e": 2, "i": 4, "I": 4,
             "f": 4, "l": 8, "L": 8, "d": 8, "F": 8, "D": 16}
 MAX_NIN = 3
+MAX_ARGS = 4               # TITER_MAX_ARGS: outputs + inputs
 VECTOR_BYTES = 16          # widest vector access (LDG.128)
 
 
@@ -106,7 +107,7 @@ def vector_widths(sig):
 # ---- which expressions the device header can compile -----------------------
 
 _C_WORDS = set("""sizeof int unsigned signed long short char float double bool
-    true false void const return if else T U a b c d""".split())
+    true false void const return if else T U a b c d o1""".split())
 _MATH = set("""sqrt cbrt exp exp2 exp10 expm1 log log2 log10 log1p sin cos tan
     asin acos atan atan2 sinh cosh tanh asinh acosh atanh pow fmod remainder
     floor ceil trunc round rint nearbyint fabs fmin fmax copysign hypot ldexp
@@ -149,14 +150,21 @@ def emit_functor(op, sig):
     codes = [_code(c) for c in ins] + [-1] * (MAX_NIN - len(ins))
     types = [ops.C_TYPE[c] for c in ins] + ["titer_none"] * (MAX_NIN - len(ins))
     names = "abc"[:len(ins)]
+    params = ["%s %s" % (t, v) for t, v in zip(types, names)]
+    args = list(names)
+    if len(outs) == 2:                     # the second output goes through a pointer
+        params.append("%s *o1" % ops.C_TYPE[outs[1]])
+        args.append("o1")
     lines += ["struct %s_op {" % stem,
-              "    enum { nin = %d, out_code = %d, in0_code = %d, in1_code = %d, in2_code = %d };"
-              % ((len(ins), _code(outs[0])) + tuple(codes)),
-              "    typedef %s out_t; typedef %s in0_t; typedef %s in1_t; typedef %s in2_t;"
-              % ((ops.C_TYPE[outs[0]],) + tuple(types)),
+              "    enum { nin = %d, nout = %d, out_code = %d, out1_code = %d,"
+              " in0_code = %d, in1_code = %d, in2_code = %d };"
+              % ((len(ins), len(outs), _code(outs[0]),
+                  _code(outs[1]) if len(outs) == 2 else -1) + tuple(codes)),
+              "    typedef %s out_t; typedef %s out1_t;"
+              % (ops.C_TYPE[outs[0]], ops.C_TYPE[outs[1]] if len(outs) == 2 else "titer_none"),
+              "    typedef %s in0_t; typedef %s in1_t; typedef %s in2_t;" % tuple(types),
               "    static __device__ __forceinline__ out_t apply(%s) { return %s(%s); }"
-              % (", ".join("%s %s" % (t, v) for t, v in zip(types, names)),
-                 codegen.kernel_name(op, sig), ", ".join(names)),
+              % (", ".join(params), codegen.kernel_name(op, sig), ", ".join(args)),
               "};",
               "TITER_DEFINE_KERNELS(%s, %s_op)" % (stem, stem)]
     for w in vector_widths(sig):
@@ -179,9 +187,9 @@ def op_source(op, sigs):
 def plan_op(op, known):
     """(signatures to generate, {sig: reason} left out) for one op."""
     keep, skipped = [], {}
-    if op.nout != 1 or op.nin > MAX_NIN:
-        reason = "%d inputs / %d outputs: CUDA kernels cover 1-%d inputs, 1 output" % (
-            op.nin, op.nout, MAX_NIN)
+    if op.nout > 2 or op.nin > MAX_NIN or op.nin + op.nout > MAX_ARGS:
+        reason = "%d inputs / %d outputs: CUDA kernels cover up to %d operands" % (
+            op.nin, op.nout, MAX_ARGS)
         return [], {sig: reason for sig in op.types}
     for sig in op.types:
         try:

@@ -164,6 +164,17 @@ def _ufunc_for(name):
     return pick(name) if pick is not None else getattr(np, name)
 
 
+def _normalize_out(out, nout):
+    if isinstance(out, tuple):
+        if len(out) != nout:
+            raise ValueError("The 'out' tuple must have exactly %d entries: one per ufunc "
+                             "output" % nout)
+        return list(out)
+    if nout != 1 and out is not None:
+        raise TypeError("out must be a tuple of %d arrays for this op" % nout)
+    return [out] * nout if out is None else [out]
+
+
 def elementwise(name, out, *inputs, dtype=None, casting="same_kind", backend=None):
     """``numpy.<name>(*inputs, out=out)`` on device arrays with titer's kernels."""
     canonical = _ops.canonical_name(name) if isinstance(name, str) else None
@@ -171,16 +182,11 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", backend=Non
         raise ValueError("titer has no operation %r; titer.ops() lists the supported ones"
                          % (name,))
     op = _ops.OPS_BY_NAME[canonical]
-    if len(inputs) != op.nin:
-        raise TypeError("%s() takes %d input(s), got %d" % (name, op.nin, len(inputs)))
-    if op.nout != 1:
-        raise NotImplementedError("titer's CUDA kernels cover single-output ops; %s has %d"
-                                  % (canonical, op.nout))
-    if isinstance(out, tuple):
-        if len(out) != 1:
-            raise ValueError("The 'out' tuple must have exactly 1 entries: one per ufunc output")
-        out = out[0]
-    operands = [out] + list(inputs)
+    nout, nin = op.nout, op.nin
+    if len(inputs) != nin:
+        raise TypeError("%s() takes %d input(s), got %d" % (name, nin, len(inputs)))
+    outs = _normalize_out(out, nout)
+    operands = outs + list(inputs)
     if any(isinstance(x, np.ndarray) for x in operands):
         raise TypeError("titer.elementwise: cannot mix NumPy arrays and device (CuPy) arrays; "
                         "move them to one side first (cupy.asarray / cupy.asnumpy)")
@@ -188,8 +194,10 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", backend=Non
         if not is_device_array(x) and not _is_scalar(x):
             raise TypeError("titer.elementwise: unsupported operand type %s with device arrays"
                             % type(x).__name__)
-    if out is not None and not is_device_array(out):
-        raise TypeError("return arrays must be device arrays here, got %s" % type(out).__name__)
+    for o in outs:
+        if o is not None and not is_device_array(o):
+            raise TypeError("return arrays must be device arrays here, got %s"
+                            % type(o).__name__)
     if backend is None:
         from ._cupy import CupyBackend
         backend = CupyBackend.get()
@@ -198,42 +206,46 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", backend=Non
         raise ValueError("titer.elementwise: operands are on different devices %s"
                          % sorted(devices))
     infos = [DeviceInfo(x) if is_device_array(x) else None for x in operands]
+    in_infos = infos[nout:]
 
     # 1. loop dtypes, as the CPU path resolves them
     kwargs = {"casting": casting}
     if dtype is not None:
-        kwargs["signature"] = (None,) * op.nin + (np.dtype(dtype),)
-    ufunc = _ufunc_for(canonical)
-    in_types = tuple(_resolution_type(x) if infos[i + 1] is None else infos[i + 1].dtype
+        kwargs["signature"] = (None,) * nin + (np.dtype(dtype),) * nout
+    in_types = tuple(_resolution_type(x) if in_infos[i] is None else in_infos[i].dtype
                      for i, x in enumerate(inputs))
-    resolved = ufunc.resolve_dtypes(in_types + (None,), **kwargs)
-    loop_in, loop_out = list(resolved[:op.nin]), resolved[op.nin]
-    sig = "".join(TYPECHARS[dtype_code(d)] for d in loop_in) + "->" + TYPECHARS[dtype_code(loop_out)]
-    entry = manifest()["ops"].get(canonical, {}).get("kernels", {}).get(sig)
+    resolved = _ufunc_for(canonical).resolve_dtypes(in_types + (None,) * nout, **kwargs)
+    loop_in, loop_out = list(resolved[:nin]), list(resolved[nin:])
+    sig = ("".join(TYPECHARS[dtype_code(d)] for d in loop_in) + "->"
+           + "".join(TYPECHARS[dtype_code(d)] for d in loop_out))
+    kernels = getattr(backend, "manifest", None) or manifest()
+    entry = kernels["ops"].get(canonical, {}).get("kernels", {}).get(sig)
     if entry is None:
-        reason = manifest()["unsupported"].get("%s %s" % (canonical, sig), "not in the op table")
+        reason = kernels["unsupported"].get("%s %s" % (canonical, sig), "not in the op table")
         raise TypeError("titer has no CUDA kernel for %s %s (%s)" % (canonical, sig, reason))
-    if out is not None and not np.can_cast(loop_out, infos[0].dtype, casting):
-        raise TypeError("Cannot cast ufunc '%s' output from %r to %r with casting rule %r"
-                        % (canonical, loop_out, infos[0].dtype, casting))
-    if any((type(x) is complex or (infos[i + 1] is not None and infos[i + 1].dtype.kind == "c")
+    for k in range(nout):
+        if outs[k] is not None and not np.can_cast(loop_out[k], infos[k].dtype, casting):
+            raise TypeError("Cannot cast ufunc '%s' output from %r to %r with casting rule %r"
+                            % (canonical, loop_out[k], infos[k].dtype, casting))
+    if any((type(x) is complex or (in_infos[i] is not None and in_infos[i].dtype.kind == "c")
             or (isinstance(x, np.generic) and x.dtype.kind == "c"))
-           and loop_in[i].kind != "c" for i, x in enumerate(inputs)) or (
-            out is not None and loop_out.kind == "c" and infos[0].dtype.kind != "c"):
+           and loop_in[i].kind != "c" for i, x in enumerate(inputs)) or any(
+            outs[k] is not None and loop_out[k].kind == "c" and infos[k].dtype.kind != "c"
+            for k in range(nout)):
         warnings.warn("Casting complex values to real discards the imaginary part",
                       np.exceptions.ComplexWarning, stacklevel=2)
 
     # scalars: in the loop dtype, passed by value
-    scalar_bytes = [None]
+    scalar_bytes = [None] * nout
     constant = None
     for i, x in enumerate(inputs):
-        if infos[i + 1] is not None:
+        if in_infos[i] is not None:
             scalar_bytes.append(None)
             continue
         try:
             scalar_bytes.append(_scalar_bytes(x, loop_in[i]))
         except OverflowError:
-            other = infos[2 - i] if op.nin == 2 else None
+            other = in_infos[1 - i] if nin == 2 else None
             if (canonical in _COMPARISON_CONSTANTS and type(x) is int and other is not None
                     and other.dtype.kind in "iu"):
                 below, above = _COMPARISON_CONSTANTS[canonical]
@@ -246,62 +258,67 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", backend=Non
                 raise OverflowError("Python integer %d out of bounds for %s" % (x, loop_in[i]))
 
     # 2. the plan: titer's CPU iterator over stand-ins
-    if out is not None and has_internal_overlap(infos[0].shape, infos[0].strides,
-                                                infos[0].dtype.itemsize):
-        raise ValueError("output operand 0 has internal overlap (a stride-0 or overlapping "
-                         "dimension); it cannot be written element by element")
+    for k in range(nout):
+        if outs[k] is not None and has_internal_overlap(infos[k].shape, infos[k].strides,
+                                                        infos[k].dtype.itemsize):
+            raise ValueError("output operand %d has internal overlap (a stride-0 or "
+                             "overlapping dimension); it cannot be written element by "
+                             "element" % k)
     from .._core import IterConfig
     # stand-ins share no memory with each other, so the overlap checks are
     # ours (device extents, below)
     cfg = (IterConfig().resize_outputs(False).check_all_same_dtype(False)
            .check_mem_overlap(False))
-    if out is None:
-        cfg.add_output(None, dtype=loop_out)
-    else:
-        cfg.add_output(stand_in(infos[0].shape, infos[0].strides, infos[0].dtype))
+    for k in range(nout):
+        if outs[k] is None:
+            cfg.add_output(None, dtype=loop_out[k])
+        else:
+            cfg.add_output(stand_in(infos[k].shape, infos[k].strides, infos[k].dtype))
     for i, x in enumerate(inputs):
-        info = infos[i + 1]
+        info = in_infos[i]
         cfg.add_input(stand_in(info.shape, info.strides, info.dtype) if info is not None
                       else np.zeros((), loop_in[i]))
     it = cfg.build()
-    if out is None:
-        allocated = it.output(0)
-        out = backend.empty(allocated.shape, loop_out, allocated.strides, devices)
-        infos[0] = DeviceInfo(out)
+    for k in range(nout):
+        if outs[k] is None:
+            allocated = it.output(k)
+            outs[k] = backend.empty(allocated.shape, loop_out[k], allocated.strides, devices)
+            infos[k] = DeviceInfo(outs[k])
+    result = outs[0] if nout == 1 else tuple(outs)
     if constant is not None:
-        backend.fill(out, constant)
-        return out
+        backend.fill(outs[0], constant)
+        return result
 
-    # 3. NumPy's overlap rule: an input partially overlapping out is copied
-    out_extent = infos[0].extent()
-    for i in range(1, len(infos)):
-        info = infos[i]
-        if info is None or out_extent is None:
+    # 3. NumPy's overlap rule: an input partially overlapping an output is copied
+    for i, info in enumerate(in_infos):
+        ext = info.extent() if info is not None else None
+        if ext is None:
             continue
-        ext = info.extent()
-        if ext is None or ext[1] <= out_extent[0] or out_extent[1] <= ext[0]:
-            continue
-        if (info.ptr == infos[0].ptr and info.strides == infos[0].strides
-                and info.shape == infos[0].shape and info.dtype == infos[0].dtype):
-            continue                            # exact alias: elementwise-safe
-        # plan again with a copy (it may have other strides)
-        copied = list(inputs)
-        copied[i - 1] = backend.copy(info.array)
-        return elementwise(name, out, *copied,
-                           dtype=dtype, casting=casting, backend=backend)
+        for k in range(nout):
+            o = infos[k]
+            oext = o.extent()
+            if oext is None or ext[1] <= oext[0] or oext[1] <= ext[0]:
+                continue
+            if (info.ptr == o.ptr and info.strides == o.strides
+                    and info.shape == o.shape and info.dtype == o.dtype):
+                continue                        # exact alias: elementwise-safe
+            copied = list(inputs)               # plan again with a copy
+            copied[i] = backend.copy(info.array)
+            return elementwise(name, result if nout == 1 else tuple(outs), *copied,
+                               dtype=dtype, casting=casting, backend=backend)
 
     if it.numel == 0:
-        return out
+        return result
     nargs = len(operands)
     piece = _plan.Piece(tuple(it.shape), tuple(tuple(it.strides(i)) for i in range(nargs)),
                         (0,) * nargs)
     bases = [inf.ptr if inf is not None else 0 for inf in infos]
-    mem_codes = [dtype_code(inf.dtype) if inf is not None else dtype_code(loop_in[i - 1])
+    loop_codes = [dtype_code(d) for d in loop_out + loop_in]
+    mem_codes = [dtype_code(inf.dtype) if inf is not None else loop_codes[i]
                  for i, inf in enumerate(infos)]
-    loop_codes = [dtype_code(loop_out)] + [dtype_code(d) for d in loop_in]
     launches = _plan.plan_launches(kernel_stem(canonical, sig), piece, bases, mem_codes,
                                    loop_codes, scalar_bytes, entry["vec"])
     device = next(iter(devices)) if devices else None
     for launch in launches:
         backend.launch(canonical, launch, device)
-    return out
+    return result

@@ -12,7 +12,7 @@
 #define TITER_KERNELS_CUH
 
 #define TITER_MAX_DIMS 12       /* coalesced dims per launch; the host loops over more */
-#define TITER_MAX_ARGS 4        /* 1 output + up to 3 inputs */
+#define TITER_MAX_ARGS 4        /* outputs + inputs: 1 + 1..3, or 2 + 1..2 */
 #define TITER_BLOCK 128         /* threads per block, every kernel */
 #define TITER_UNROLL 4          /* elements (or vectors) per thread */
 
@@ -67,19 +67,42 @@ template <class T> static __device__ __forceinline__ T titer_scalar_value(const 
     return v;
 }
 
+template <class T, int VEC> struct __align__(sizeof(T) * VEC) titer_vec {
+    T v[VEC];
+};
+
 template <class Op>
 static __device__ __forceinline__ typename Op::out_t
-titer_invoke(const typename Op::in0_t &a, const typename Op::in1_t &b, const typename Op::in2_t &c) {
-    if constexpr (Op::nin == 1) return Op::apply(a);
-    else if constexpr (Op::nin == 2) return Op::apply(a, b);
-    else return Op::apply(a, b, c);
+titer_invoke(const typename Op::in0_t &a, const typename Op::in1_t &b, const typename Op::in2_t &c,
+             typename Op::out1_t *o1) {
+    /* a second output (divmod, modf, frexp) is written through o1 */
+    if constexpr (Op::nout == 2) {
+        if constexpr (Op::nin == 1) return Op::apply(a, o1);
+        else return Op::apply(a, b, o1);
+    } else {
+        if constexpr (Op::nin == 1) return Op::apply(a);
+        else if constexpr (Op::nin == 2) return Op::apply(a, b);
+        else return Op::apply(a, b, c);
+    }
+}
+
+/* Store VEC results at element `start` of operand i (whole vector or tail). */
+template <class O, int VEC>
+static __device__ __forceinline__ void titer_vec_store(const titer_params &p, int i,
+                                                       const titer_vec<O, VEC> &r, uint32_t start,
+                                                       bool full, uint32_t n) {
+    if (full) {
+        *(titer_vec<O, VEC> *)(p.data[i] + (size_t)start * sizeof(O)) = r;
+    } else {
+        O *dst = (O *)p.data[i] + start;
+#pragma unroll
+        for (int k = 0; k < VEC; k++)
+            if (start + k < n) dst[k] = r.v[k];
+    }
 }
 
 /* ---- vectorized kernel: every operand contiguous (or a scalar) ---- */
 
-template <class T, int VEC> struct __align__(sizeof(T) * VEC) titer_vec {
-    T v[VEC];
-};
 
 template <class T, int VEC> struct titer_vec_input {
     T v[VEC];
@@ -122,21 +145,18 @@ static __device__ __forceinline__ void titer_vectorized(const titer_params &p) {
         titer_vec_input<typename Op::in0_t, VEC> x0;
         titer_vec_input<typename Op::in1_t, VEC> x1;
         titer_vec_input<typename Op::in2_t, VEC> x2;
-        x0.load(p, 1, start, full, n);
-        x1.load(p, 2, start, full, n);
-        x2.load(p, 3, start, full, n);
+        x0.load(p, Op::nout + 0, start, full, n);
+        x1.load(p, Op::nout + 1, start, full, n);
+        x2.load(p, Op::nout + 2, start, full, n);
         titer_vec<O, VEC> r;
+        titer_vec<typename Op::out1_t, VEC> r1;
 #pragma unroll
         for (int k = 0; k < VEC; k++)
-            if (full || start + k < n) r.v[k] = titer_invoke<Op>(x0.v[k], x1.v[k], x2.v[k]);
-        if (full) {
-            *(titer_vec<O, VEC> *)(p.data[0] + (size_t)start * sizeof(O)) = r;
-        } else {
-            O *dst = (O *)p.data[0] + start;
-#pragma unroll
-            for (int k = 0; k < VEC; k++)
-                if (start + k < n) dst[k] = r.v[k];
-        }
+            if (full || start + k < n)
+                r.v[k] = titer_invoke<Op>(x0.v[k], x1.v[k], x2.v[k], &r1.v[k]);
+        titer_vec_store<O, VEC>(p, 0, r, start, full, n);
+        if constexpr (Op::nout == 2)
+            titer_vec_store<typename Op::out1_t, VEC>(p, 1, r1, start, full, n);
     }
 }
 
@@ -153,7 +173,7 @@ static __device__ __forceinline__ T titer_load_input(const titer_params &p, cons
     if constexpr (I >= Op::nin) {
         return T();
     } else {
-        const int i = I + 1;
+        const int i = I + Op::nout;
         if (p.data[i] == nullptr) return titer_scalar_value<T>(p, i);
         if (cast) return titer_load_as<titer_input_code<Op, I>::value>(p.data[i] + off[i], p.code[i]);
         return *(const T *)(p.data[i] + off[i]);
@@ -172,12 +192,17 @@ static __device__ __forceinline__ void titer_unrolled(const titer_params &p) {
         if (idx < n) {
             int32_t off[TITER_MAX_ARGS];
             titer_offsets(p, idx, off);
+            typename Op::out1_t r1;
             O r = titer_invoke<Op>(
                 titer_load_input<Op, 0, typename Op::in0_t>(p, off, CAST),
                 titer_load_input<Op, 1, typename Op::in1_t>(p, off, CAST),
-                titer_load_input<Op, 2, typename Op::in2_t>(p, off, CAST));
+                titer_load_input<Op, 2, typename Op::in2_t>(p, off, CAST), &r1);
             if (CAST) titer_store_as<Op::out_code>(p.data[0] + off[0], p.code[0], r);
             else *(O *)(p.data[0] + off[0]) = r;
+            if constexpr (Op::nout == 2) {
+                if (CAST) titer_store_as<Op::out1_code>(p.data[1] + off[1], p.code[1], r1);
+                else *(typename Op::out1_t *)(p.data[1] + off[1]) = r1;
+            }
             idx += TITER_BLOCK;
         }
     }

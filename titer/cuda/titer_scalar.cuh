@@ -26,11 +26,11 @@
    titer_spacing titer_logaddexp titer_logaddexp2 titer_clip_float
    titer_half_nextafter titer_half_spacing titer_clip_half
    titer_ifloordiv titer_iremainder titer_ifmod titer_igcd titer_ilcm
-   titer_lshift titer_rshift titer_popcount titer_ireciprocal titer_clip_int */
+   titer_lshift titer_rshift titer_popcount titer_ireciprocal titer_clip_int
+   titer_divmod titer_idivmod modf frexp */
 /* Not here, so their signatures are left out (and listed in the manifest):
    titer_ipow (NumPy raises for negative powers; a kernel cannot), the libm
-   complex functions behind titer_cfn/titer_cfn2/titer_clip_complex, and the
-   two-output helpers (titer_divmod, titer_idivmod). */
+   complex functions behind titer_cfn/titer_cfn2/titer_clip_complex. */
 
 #if defined(__CUDACC_RTC__)
 /* NVRTC (RawModule(code=...)) has no <stdint.h>; nvcc and the host shim do. */
@@ -345,6 +345,17 @@ template <class T> TITER_DEV T titer_iremainder(T a, T b) {
     if (titer_int_traits<T>::is_signed && b == (T)-1) return 0;
     T rem = (T)(a % b);
     return ((a > 0) == (b > 0) || rem == 0) ? rem : (T)(rem + b);
+}
+template <class T> TITER_DEV T titer_idivmod(T a, T b, T *rem_out) {
+    if (b == 0) { *rem_out = 0; return 0; }
+    if (titer_int_traits<T>::is_signed && a == titer_int_traits<T>::min() && b == (T)-1) {
+        *rem_out = 0;
+        return a;
+    }
+    T quo = (T)(a / b), rem = (T)(a % b);
+    if ((a > 0) == (b > 0) || rem == 0) { *rem_out = rem; return quo; }
+    *rem_out = (T)(rem + b);
+    return (T)(quo - 1);
 }
 template <class T> TITER_DEV T titer_ifmod(T a, T b) {
     if (b == 0) return 0;
