@@ -429,3 +429,27 @@ def test_importing_titer_does_not_import_cupy():
                          cwd=__import__("os").path.dirname(__import__("os").path.dirname(
                              titer.__file__)))
     assert out.stdout.strip() == "False", out.stderr
+
+
+# -- float32 exp/log fast paths ----------------------------------------------------
+
+@pytest.mark.parametrize("name", [op.name for op in _ops.OPS if op.fast])
+def test_fast_paths_over_float32_bit_patterns(name):
+    """The vectorized exp/log paths against NumPy on every 251st float32 bit
+    pattern (all signs, subnormals, inf, NaN payloads), contiguous and in
+    place, with the FP flags of libm for the out-of-range elements."""
+    x = np.arange(0, 2 ** 32, 251, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    with np.errstate(all="ignore"):
+        expected = getattr(np, name)(x)
+    same_as_numpy(name, titer_call(name, None, x), expected, name)
+    inplace = x.copy()
+    titer_call(name, inplace, inplace)
+    same_as_numpy(name, inplace, expected, name + " in place")
+    ok = np.abs(x[np.isfinite(x)])
+    ok = ok[(ok > 1e-30) & (ok < 80)]
+    for sample in (ok, ok[::-1][:1000]):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")      # the fast path raises nothing
+            titer.elementwise(name, None, sample)
+    with pytest.warns(RuntimeWarning, match="overflow" if name == "exp" else "divide"):
+        titer.elementwise(name, None, np.concatenate([ok, [np.float32(100 if name == "exp" else 0)]]))

@@ -85,10 +85,17 @@ _LOOP_SHAPES = {(1, 1): "TITER_UNARY_LOOP", (2, 1): "TITER_BINARY_LOOP",
 def emit_loop(op, sig):
     ins, outs = ops.parse_signature(sig)
     types = [ops.C_TYPE[c] for c in ins] + [ops.C_TYPE[c] for c in outs]
-    body = "%s(%s, %s)" % (_LOOP_SHAPES[len(ins), len(outs)], ", ".join(types),
-                           kernel_name(op, sig))
-    return ("static void %s(char **data, const int64_t *strides, int64_t n) {\n"
-            "    %s\n}" % (loop_name(op, sig), body))
+    fast = (op.fast or {}).get(sig)
+    if fast:
+        assert sig == "f->f", "fast paths are float32 loops"
+        body = "TITER_FLOAT32_SPLIT_LOOP(%s, %s, %s)" % (kernel_name(op, sig), fast[0], fast[1])
+        attrs = "TITER_SIMD_CLONES "
+    else:
+        body = "%s(%s, %s)" % (_LOOP_SHAPES[len(ins), len(outs)], ", ".join(types),
+                               kernel_name(op, sig))
+        attrs = ""
+    return ("%sstatic void %s(char **data, const int64_t *strides, int64_t n) {\n"
+            "    %s\n}" % (attrs, loop_name(op, sig), body))
 
 
 def cast_expr(src, dst):

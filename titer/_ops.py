@@ -44,10 +44,12 @@ def kind_of(char):
     return "complex"
 
 
-Op = namedtuple("Op", "name nin nout types expr aliases doc identity approx",
-                defaults=(None, False))
+Op = namedtuple("Op", "name nin nout types expr aliases doc identity approx fast",
+                defaults=(None, False, None))
 # identity: the value a reduction over an empty axis starts from (NumPy's
 # ufunc.identity), or None where the op has none (maximum, minimum).
+# fast: {signature: (in-range test, fast function)} for contiguous loops
+# with a vectorizable path (titer_scalar.h); libm redoes out-of-range inputs.
 # approx: the op calls libm's transcendental functions, which are not
 # correctly rounded: its float results are held to ULP bounds against NumPy
 # (4 for float32, 2 for float64, 1 for float16) instead of bit equality.
@@ -138,13 +140,20 @@ for _name, _cop, _cfun, _doc in _COMPARISONS:
 # ``titer_cfn(fn, z)`` / ``titer_cfn2(fn, z, w)`` the complex one.
 
 
+_FAST_FLOAT32 = {"exp": "expf", "log": "logf"}
+
+
 def _unary_math(name, cname=None, chars=INEXACT, aliases=(), approx=True, doc=None):
     cname = cname or name
     expr = {"float": "titer_m1(%s, a)" % cname}
     if any(c in COMPLEX for c in chars):
         expr["complex"] = "titer_cfn(%s, a)" % cname
+    fast = None
+    if name in _FAST_FLOAT32:
+        fast = {"f->f": ("titer_fast_%s_ok" % _FAST_FLOAT32[name],
+                         "titer_fast_%s" % _FAST_FLOAT32[name])}
     return Op(name, 1, 1, same(chars, 1), expr, aliases, doc or "%s(a)" % cname,
-              None, approx)
+              None, approx, fast)
 
 
 _ROUNDING = {"int": "a", "bool": "a"}

@@ -135,6 +135,44 @@ static inline void titer_masked_run(titer_loop1d fn, int nt, char **data,
     }
 }
 
+/* A unary loop with a vectorizable fast path (see titer_fast_expf), for
+ * float32: on contiguous operands FAST runs on every element of a block (an
+ * out-of-range input is replaced by 0 first, so FAST raises nothing) and an
+ * out-of-range element keeps its input; those are then recomputed by
+ * KERNEL, the libm one (in place too: the input is still there).  Two
+ * clones: AVX2 where the CPU has it, SSE2 otherwise; no FMA, so both give
+ * the same bits. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define TITER_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define TITER_SIMD_CLONES
+#endif
+#define TITER_SPLIT_BLOCK 1024
+#define TITER_FLOAT32_SPLIT_LOOP(KERNEL, OK, FAST)                           \
+    char *o = data[0], *x = data[1];                                        \
+    const int64_t so = strides[0], sx = strides[1];                        \
+    if (so == 4 && sx == 4) {                                               \
+        float *po = (float *)o; const float *px = (const float *)x;        \
+        uint32_t keep[TITER_SPLIT_BLOCK];  /* all ones where FAST is used */ \
+        for (int64_t start = 0; start < n; start += TITER_SPLIT_BLOCK) {    \
+            int64_t m = n - start < TITER_SPLIT_BLOCK ? n - start : TITER_SPLIT_BLOCK; \
+            float *bo = po + start; const float *bx = px + start;           \
+            /* bit masks, not ?:, so GCC if-converts and vectorizes */      \
+            TITER_IVDEP for (int64_t i = 0; i < m; i++) {                   \
+                uint32_t vb = titer_f2bits(bx[i]);                          \
+                uint32_t mask = 0u - (uint32_t)OK(bx[i]);                   \
+                float f = FAST(titer_bits2f(vb & mask));                    \
+                keep[i] = mask;                                             \
+                bo[i] = titer_bits2f((titer_f2bits(f) & mask) | (vb & ~mask)); \
+            }                                                               \
+            for (int64_t i = 0; i < m; i++)                                 \
+                if (!keep[i]) bo[i] = KERNEL(bo[i]);                        \
+        }                                                                   \
+    } else {                                                                \
+        for (int64_t i = 0; i < n; i++)                                     \
+            *(float *)(o + i * so) = KERNEL(*(const float *)(x + i * sx));  \
+    }
+
 /* A cast: contiguous path plus strided walk; CONVERT is one expression. */
 #define TITER_CAST_LOOP(TS, TD, CONVERT)                                     \
     if (src_stride == (int64_t)sizeof(TS) && dst_stride == (int64_t)sizeof(TD)) { \

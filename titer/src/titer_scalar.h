@@ -535,4 +535,59 @@ TITER_CPLX_DEFS(D, titer_cdouble, double, , CMPLX)
 #define titer_clip_complex(a, b, c) _Generic((a), titer_cfloat: titer_clip_complex_F, \
                                              default: titer_clip_complex_D)((a), (b), (c))
 
+/* ---- float32 exp/log fast paths: branch-free, so loops vectorize ----
+ * Each has a range test on the bits (no FP compares, so no flags) and a
+ * polynomial (Cephes) within 1 ULP of glibc there; a loop computes the fast
+ * value for every element, then redoes the out-of-range ones (NaN, inf,
+ * overflow, subnormals, zero, negatives) with libm, so special values and
+ * FP flags are libm's. */
+TITER_INLINE float titer_bits2f(uint32_t u) { union { uint32_t i; float f; } v; v.i = u; return v.f; }
+TITER_INLINE uint32_t titer_f2bits(float f) { union { uint32_t i; float f; } v; v.f = f; return v.i; }
+
+TITER_INLINE int titer_fast_expf_ok(float x) {
+    return (titer_f2bits(x) & 0x7fffffffu) < 0x42ae0000u;      /* |x| < 87 */
+}
+TITER_INLINE float titer_fast_expf(float x) {
+    float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+    float r = x - n * 0.693359375f;
+    r = r - n * -2.12194440e-4f;
+    float r2 = r * r;
+    float p = 1.9875691500E-4f;
+    p = p * r + 1.3981999507E-3f;
+    p = p * r + 8.3334519073E-3f;
+    p = p * r + 4.1665795894E-2f;
+    p = p * r + 1.6666665459E-1f;
+    p = p * r + 5.0000001201E-1f;
+    p = p * r2 + r + 1.0f;
+    return p * titer_bits2f((uint32_t)(((int32_t)n + 127) << 23));
+}
+
+TITER_INLINE int titer_fast_logf_ok(float x) {
+    uint32_t u = titer_f2bits(x);
+    return u - 0x00800000u < 0x7f000000u;        /* normal, positive, finite */
+}
+TITER_INLINE float titer_fast_logf(float x) {
+    uint32_t u = titer_f2bits(x);
+    int32_t e = (int32_t)(u >> 23) - 126;        /* x = m * 2^e, m in [0.5, 1) */
+    float m = titer_bits2f((u & 0x007fffffu) | 0x3f000000u);
+    int32_t small = m < 0.707106781186547524f;  /* then x = 2m * 2^(e - 1) */
+    e -= small;
+    m = m + titer_bits2f(titer_f2bits(m) & (0u - (uint32_t)small)) - 1.0f;
+    float z = m * m;
+    float y = 7.0376836292E-2f;
+    y = y * m - 1.1514610310E-1f;
+    y = y * m + 1.1676998740E-1f;
+    y = y * m - 1.2420140846E-1f;
+    y = y * m + 1.4249322787E-1f;
+    y = y * m - 1.6668057665E-1f;
+    y = y * m + 2.0000714765E-1f;
+    y = y * m - 2.4999993993E-1f;
+    y = y * m + 3.3333331174E-1f;
+    y = y * m * z;
+    float fe = (float)e;
+    y += -2.12194440e-4f * fe;
+    y += -0.5f * z;
+    return m + y + 0.693359375f * fe;
+}
+
 #endif
