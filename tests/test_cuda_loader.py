@@ -1,0 +1,130 @@
+"""The CuPy loader (titer/cuda/_cupy.py) against a stand-in ``cupy`` module:
+RawModule(path=fatbin) memoized per device, the RawModule(code=...) fallback
+with titer's headers pasted in, launches on the operands' device with the
+parameters as a by-value struct.  No GPU, no CuPy."""
+import importlib
+import sys
+import types
+
+import numpy as np
+import pytest
+
+from titer.cuda import dispatch, host, plan
+
+
+class DriverError(Exception):
+    pass
+
+
+def make_fake_cupy(fail_fatbin=False):
+    cupy = types.ModuleType("cupy")
+    state = {"device": 0, "modules": [], "calls": []}
+
+    class Device:
+        def __init__(self, id=None):
+            self.id = state["device"] if id is None else id
+
+        def __enter__(self):
+            self._saved = state["device"]
+            state["device"] = self.id
+            return self
+
+        def __exit__(self, *exc):
+            state["device"] = self._saved
+
+    class Function:
+        def __init__(self, module, name):
+            self.module, self.name = module, name
+
+        def __call__(self, grid, block, args):
+            state["calls"].append((state["device"], self.name, grid, block, args))
+
+    class RawModule:
+        def __init__(self, path=None, code=None, options=()):
+            self.path, self.code, self.options = path, code, options
+            self.device = state["device"]
+            state["modules"].append(self)
+
+        def get_function(self, name):
+            if self.path is not None and fail_fatbin:
+                raise DriverError("CUDA_ERROR_NO_BINARY_FOR_GPU")
+            return Function(self, name)
+
+    cuda = types.ModuleType("cupy.cuda")
+    cuda.Device = Device
+    cuda.driver = types.SimpleNamespace(CUDADriverError=DriverError)
+    cupy.cuda = cuda
+    cupy.RawModule = RawModule
+    cupy.state = state
+    return cupy
+
+
+@pytest.fixture
+def fake(monkeypatch, request):
+    cupy = make_fake_cupy(getattr(request, "param", False))
+    monkeypatch.setitem(sys.modules, "cupy", cupy)
+    monkeypatch.delitem(sys.modules, "titer.cuda._cupy", raising=False)
+    mod = importlib.import_module("titer.cuda._cupy")
+    yield cupy, mod
+    sys.modules.pop("titer.cuda._cupy", None)
+
+
+class FakeDeviceArray(host.HostArray):
+    def __init__(self, a, device=0):
+        super().__init__(a)
+        self.device = types.SimpleNamespace(id=device)
+
+
+def _launch(name="titer_add_ff_f_vec4"):
+    piece = plan.Piece((100,), ((4,), (4,), (4,)), (0, 0, 0))
+    return plan.plan_launches("titer_add_ff_f", piece, [256] * 3, [10] * 3, [10] * 3,
+                              [None] * 3, [4])[0]
+
+
+def test_fatbin_loaded_once_per_device(fake):
+    cupy, mod = fake
+    be = mod.CupyBackend()
+    launch = _launch()
+    be.launch("add", launch)
+    be.launch("add", launch)
+    assert len(cupy.state["modules"]) == 1
+    assert cupy.state["modules"][0].path.endswith("add.fatbin")
+    be.launch("add", launch, device=1)                 # another device: its own module
+    assert [m.device for m in cupy.state["modules"]] == [0, 1]
+    assert [c[0] for c in cupy.state["calls"]] == [0, 0, 1]
+    dev, name, grid, block, args = cupy.state["calls"][0]
+    assert name == "titer_add_ff_f_vec4" and grid == (1, 1, 1) and block == (128, 1, 1)
+    (params,) = args
+    assert isinstance(params, np.ndarray) and params.shape == (1,)
+    assert params.dtype == plan.PARAMS_DTYPE and params[0]["numel"] == 100
+
+
+@pytest.mark.parametrize("fake", [True], indirect=True)
+def test_fallback_compiles_the_shipped_source(fake):
+    cupy, mod = fake
+    be = mod.CupyBackend()
+    be.launch("add", _launch())
+    code_modules = [m for m in cupy.state["modules"] if m.code is not None]
+    assert len(code_modules) == 1
+    src = code_modules[0].code
+    assert '#include "titer_' not in src                # headers pasted in
+    assert "struct titer_params" in src and "TITER_DEFINE_VEC_KERNEL(titer_add_ff_f" in src
+    assert "-std=c++17" in code_modules[0].options
+
+
+def test_dispatch_through_the_cupy_backend(fake, monkeypatch):
+    """titer.elementwise on device arrays reaches CupyBackend.launch with the
+    kernels the plan chose; mixing in a NumPy array is a TypeError."""
+    cupy, mod = fake
+    monkeypatch.setattr(mod.CupyBackend, "_instance", None)
+    a = FakeDeviceArray(np.zeros((8, 8), np.float32))
+    b = FakeDeviceArray(np.zeros((8, 8), np.float32)[:, ::2].copy())
+    dispatch.elementwise("add", a, a, 1.5)
+    left = FakeDeviceArray(a.a[:, :4])                  # rows 32 bytes apart: strided
+    dispatch.elementwise("multiply", left, left, b)
+    names = [c[1] for c in cupy.state["calls"]]
+    assert names == ["titer_add_ff_f_vec4", "titer_multiply_ff_f_offset"]
+    with pytest.raises(TypeError, match="mix NumPy"):
+        dispatch.elementwise("add", None, a, np.ones((8, 8), np.float32))
+    with pytest.raises(ValueError, match="different devices"):
+        dispatch.elementwise("add", None, a, FakeDeviceArray(a.a, device=1))
