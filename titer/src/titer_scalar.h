@@ -242,10 +242,16 @@ TITER_INLINE T titer_floordiv_##S(T a, T b) {                                \
     }                                                                        \
     return titer_divmod_##S(a, b, &mod);                                     \
 }                                                                            \
+/* npy_remainder: the modulus half of divmod only; computing the unused    \
+ * quotient would raise overflow/underflow flags NumPy does not. */         \
 TITER_INLINE T titer_remainder_##S(T a, T b) {                               \
-    T mod;                                                                   \
-    if (!b) return fmod##F(a, b);                                            \
-    titer_divmod_##S(a, b, &mod);                                            \
+    T mod = fmod##F(a, b);                                                   \
+    if (!b) return mod;                                                      \
+    if (mod) {                                                               \
+        if (isless(b, 0) != isless(mod, 0)) mod += b;                        \
+    } else {                                                                 \
+        mod = copysign##F((T)0, b);                                          \
+    }                                                                        \
     return mod;                                                              \
 }                                                                            \
 /* npy_spacing: the gap to the next float away from zero (zero counts as +), \
@@ -271,12 +277,6 @@ TITER_INLINE T titer_logaddexp2_##S(T x, T y) {                              \
     if (tmp > 0) return x + (T)M_LOG2E * log1p##F(exp2##F(-tmp));            \
     if (tmp <= 0) return y + (T)M_LOG2E * log1p##F(exp2##F(tmp));            \
     return tmp;                                                              \
-}                                                                            \
-/* NumPy's clip for floats: NaN in x (or a bound) propagates. */            \
-/* (Quiet compares joined with | rather than ||: no branches, so it vectorizes.) */ \
-TITER_INLINE T titer_clip_float_##S(T x, T lo, T hi) {                       \
-    T r = (isgreater(x, lo) | (x != x)) ? x : lo;                            \
-    return (isless(r, hi) | (r != r)) ? r : hi;                              \
 }
 TITER_REAL_DEFS(f, float, f)
 TITER_REAL_DEFS(d, double, )
@@ -287,7 +287,6 @@ TITER_REAL_DEFS(d, double, )
 #define titer_spacing(a) titer_real_pick(titer_spacing, a)(a)
 #define titer_logaddexp(a, b) titer_real_pick(titer_logaddexp, a)((a), (b))
 #define titer_logaddexp2(a, b) titer_real_pick(titer_logaddexp2, a)((a), (b))
-#define titer_clip_float(a, b, c) titer_real_pick(titer_clip_float, a)((a), (b), (c))
 
 /* ---- float16 at the bit level (npy_half_nextafter, npy_half_spacing) ---- */
 TITER_INLINE titer_half titer_half_nextafter(titer_half x, titer_half y) {
@@ -589,5 +588,31 @@ TITER_INLINE float titer_fast_logf(float x) {
     y += -0.5f * z;
     return m + y + 0.693359375f * fe;
 }
+
+/* NumPy's float clip on the bits: an ordered integer key per float gives
+ * its order without FP compares, which raise 'invalid' on NaN in vector
+ * form (or keep the loop scalar and branchy).  The result is NumPy's
+ * isnan(x) ? x : (x > lo ? x : lo), then the same against hi (+0 and -0
+ * compare equal; NaN in x or a bound wins). */
+#define TITER_CLIP_BITS(S, T, UI, SI, NBITS, ABS, INF)                         \
+TITER_INLINE UI titer_gt_mask_##S(UI a, UI b) {    /* isgreater(a, b) */     \
+    UI aa = a & ABS, ab = b & ABS;                                           \
+    SI ka = (SI)(a ^ ((UI)((SI)a >> (NBITS - 1)) & ABS));                    \
+    SI kb = (SI)(b ^ ((UI)((SI)b >> (NBITS - 1)) & ABS));                    \
+    UI gt = (UI)((aa <= INF) & (ab <= INF) & (ka > kb) & ((aa | ab) != 0));  \
+    return (UI)0 - gt;                                                       \
+}                                                                            \
+TITER_INLINE T titer_clip_bits_##S(T x, T lo, T hi) {                        \
+    union { UI i; T f; } vx, vl, vh, r;                                      \
+    vx.f = x; vl.f = lo; vh.f = hi;                                          \
+    UI m = titer_gt_mask_##S(vx.i, vl.i) | ((UI)0 - (UI)((vx.i & ABS) > INF)); \
+    r.i = (vx.i & m) | (vl.i & ~m);                                          \
+    m = titer_gt_mask_##S(vh.i, r.i) | ((UI)0 - (UI)((r.i & ABS) > INF));    \
+    r.i = (r.i & m) | (vh.i & ~m);                                           \
+    return r.f;                                                              \
+}
+TITER_CLIP_BITS(f, float, uint32_t, int32_t, 32, 0x7fffffffu, 0x7f800000u)
+TITER_CLIP_BITS(d, double, uint64_t, int64_t, 64, 0x7fffffffffffffffull, 0x7ff0000000000000ull)
+#define titer_clip_float(a, b, c) _Generic((a), float: titer_clip_bits_f, default: titer_clip_bits_d)((a), (b), (c))
 
 #endif
