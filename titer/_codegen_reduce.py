@@ -112,17 +112,19 @@ static void {N}_store1(char *out, const void *acc) {{ *({T} *)out = {N}_store(*(
 
 /* Rows [i0, i1) of the reduced space, each w elements at byte stride es,
  * reduced per element: TITER_RED_LEAF rows in order, then a binary-counter
- * cascade (pairwise tree) over those leaves.  scratch: (1 + TITER_RED_LEVELS) * w. */
+ * cascade (pairwise tree) over those leaves.  Buffers move between cascade
+ * levels by pointer, never by copy.  scratch: (1 + TITER_RED_LEVELS) * w. */
 static void {N}_outer(const char *base, int64_t es, int64_t w, const titer_rdims *rd,
                       int64_t i0, int64_t i1, void *acc_, void *scratch) {{
+    {A} *slot[TITER_RED_LEVELS];
     {A} *leaf = ({A} *)scratch;
-    {A} *stack = leaf + w;
     {A} *acc = ({A} *)acc_;
     uint64_t occupied = 0;
     int64_t idx[TITER_RED_MAXDIMS];
     const char *row = titer_rdims_start(rd, base, i0, idx);
     const int contig = es == (int64_t)sizeof({T});
     int64_t i = i0;
+    for (int level = 0; level < TITER_RED_LEVELS; level++) slot[level] = leaf + (int64_t)(level + 1) * w;
     while (i < i1) {{
         int64_t m = i1 - i < TITER_RED_LEAF ? i1 - i : TITER_RED_LEAF;
         for (int64_t t = 0; t < m; t++) {{
@@ -143,22 +145,23 @@ static void {N}_outer(const char *base, int64_t es, int64_t w, const titer_rdims
         int level = 0;
         {A} *cur = leaf;
         while ((occupied >> level) & 1) {{
-            {A} *slot = stack + (int64_t)level * w;
-            for (int64_t k = 0; k < w; k++) slot[k] = {N}_comb(slot[k], cur[k]);
-            cur = slot;
+            {A} *held = slot[level];
+            for (int64_t k = 0; k < w; k++) held[k] = {N}_comb(held[k], cur[k]);
+            slot[level] = cur;                 /* now free */
+            cur = held;
             occupied &= ~(1ull << level);
             level++;
         }}
-        {A} *dst = stack + (int64_t)level * w;
-        if (dst != cur) for (int64_t k = 0; k < w; k++) dst[k] = cur[k];
+        leaf = slot[level];                    /* free buffer for the next leaf */
+        slot[level] = cur;
         occupied |= 1ull << level;
     }}
     int first = 1;
     for (int level = TITER_RED_LEVELS - 1; level >= 0; level--) {{
         if (!((occupied >> level) & 1)) continue;
-        {A} *slot = stack + (int64_t)level * w;
-        if (first) for (int64_t k = 0; k < w; k++) acc[k] = slot[k];
-        else for (int64_t k = 0; k < w; k++) acc[k] = {N}_comb(acc[k], slot[k]);
+        {A} *held = slot[level];
+        if (first) for (int64_t k = 0; k < w; k++) acc[k] = held[k];
+        else for (int64_t k = 0; k < w; k++) acc[k] = {N}_comb(acc[k], held[k]);
         first = 0;
     }}
 }}
