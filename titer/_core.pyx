@@ -41,11 +41,13 @@ cdef extern from *:
     const titer_loop_entry *titer_loops_avx2(int *count);
     const titer_cast_fn *titer_casts_avx2(void);
     const titer_loop1d *titer_copies_avx2(void);
+    const titer_loop1d *titer_masked_avx2(void);
     #endif
     #ifdef TITER_HAVE_AVX512_TABLES
     const titer_loop_entry *titer_loops_avx512(int *count);
     const titer_cast_fn *titer_casts_avx512(void);
     const titer_loop1d *titer_copies_avx512(void);
+    const titer_loop1d *titer_masked_avx512(void);
     #endif
     static int titer_isa_compiled(int level) {
         switch (level) {
@@ -100,6 +102,15 @@ cdef extern from *:
     #endif
         return titer_copy_table;
     }
+    static const titer_loop1d *titer_isa_masked(int level) {
+    #ifdef TITER_HAVE_AVX2_TABLES
+        if (level == 1) return titer_masked_avx2();
+    #endif
+    #ifdef TITER_HAVE_AVX512_TABLES
+        if (level == 2) return titer_masked_avx512();
+    #endif
+        return titer_masked_loop_table;
+    }
     static int titer_cpu_has_fma(void) {
     #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
         __builtin_cpu_init();
@@ -125,6 +136,7 @@ cdef extern from *:
     const titer_loop_entry *titer_isa_loops(int level, int *count)
     const titer_cast_fn *titer_isa_casts(int level)
     const titer_loop1d *titer_isa_copies(int level)
+    const titer_loop1d *titer_isa_masked(int level)
 
 
 titer_use_fma = titer_cpu_has_fma()

@@ -96,11 +96,14 @@ def _init_ops():
     cdef int i
     loops = {}
     masked = {}
-    for i in range(titer_loop_table_len):
-        loops.setdefault(titer_loop_table[i].op.decode(), {})[
-            titer_loop_table[i].sig.decode()] = <uintptr_t>titer_loop_table[i].fn
-        masked.setdefault(titer_loop_table[i].op.decode(), {})[
-            titer_loop_table[i].sig.decode()] = <uintptr_t>titer_masked_loop_table[i]
+    # the instruction-set build chosen at import (_core.pyx: _isa_level)
+    cdef int count
+    cdef const titer_loop_entry *table = titer_isa_loops(_isa_level, &count)
+    cdef const titer_loop1d *masked_table = titer_isa_masked(_isa_level)
+    for i in range(count):
+        loops.setdefault(table[i].op.decode(), {})[table[i].sig.decode()] = <uintptr_t>table[i].fn
+        masked.setdefault(table[i].op.decode(), {})[
+            table[i].sig.decode()] = <uintptr_t>masked_table[i]
     for index, spec in enumerate(_ops.OPS):
         entry = OpEntry()
         entry.name = spec.name

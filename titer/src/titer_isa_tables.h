@@ -1,7 +1,7 @@
 /* One instruction-set build of the generated loops (seed 004's dispatch
  * tables).  Each titer_isa_<level>.c sets the compiler's target, defines
  * TITER_ISA and includes this file: the static loops compile for that
- * level in their own translation unit, and three getters hand the tables
+ * level in their own translation unit, and getters hand the tables
  * to the core, which picks one level at import from the CPU's features. */
 #include "titer_generated.h"
 
@@ -19,4 +19,8 @@ const titer_cast_fn *TITER_CAT(titer_casts_, TITER_ISA)(void) {
 
 const titer_loop1d *TITER_CAT(titer_copies_, TITER_ISA)(void) {
     return titer_copy_table;
+}
+
+const titer_loop1d *TITER_CAT(titer_masked_, TITER_ISA)(void) {
+    return titer_masked_loop_table;
 }
