@@ -1,4 +1,5 @@
-"""``python -m titer``: time titer against NumPy on this machine and print a table."""
+"""``python -m titer``: time titer against NumPy on this machine and print a table.
+``python -m titer info``: the build and machine facts (titer.show_config())."""
 import argparse
 import sys
 
@@ -28,6 +29,10 @@ def parse_args(argv=None):
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["info"]:
+        from . import show_config
+        show_config()
+        sys.exit(0)
     args = parse_args()
     selected = [case for case in CASES if not args.case or case.id in args.case]
     repeat = args.repeat or (3 if args.quick else 5)
