@@ -317,3 +317,16 @@ def test_errors_match_cpu(be):
         run(be, "add", out, a, a)
     with pytest.raises(TypeError, match="input"):
         dispatch.elementwise("add", None, H(a), backend=be)
+
+
+def test_complex_views_at_natural_alignment(be):
+    """complex128 needs only 8-byte alignment: a view 8 bytes off a 16-byte
+    boundary must not take a 16-byte vector access."""
+    rng = np.random.default_rng(31)
+    buf = rng.standard_normal(83)
+    start = 1 if buf.__array_interface__["data"][0] % 16 == 0 else 0
+    z = buf[start:start + 80].view(np.complex128)
+    assert z.__array_interface__["data"][0] % 16 == 8
+    be.launched.clear()
+    assert_same(run(be, "add", None, z, z), cpu("add", None, z, z))
+    assert be.launched == ["titer_add_DD_D_offset"]

@@ -58,8 +58,11 @@ typedef unsigned long long uint64_t;
 
 typedef uint8_t npy_bool_t;      /* NumPy's bool: one byte, 0 or 1 */
 typedef uint16_t titer_half;     /* IEEE binary16 bits; math goes through float */
-struct __align__(8) titer_cfloat { float re, im; };
-struct __align__(16) titer_cdouble { double re, im; };
+/* Natural alignment (4 and 8), as NumPy's complex64/complex128: a view may
+ * start anywhere its dtype's alignment allows.  Wider accesses go through
+ * titer_vec, whose alignment the host checks (can_vectorize_up_to). */
+struct titer_cfloat { float re, im; };
+struct titer_cdouble { double re, im; };
 
 /* ---- float16 <-> float32/float64, round to nearest even (NumPy's rules) ---- */
 
