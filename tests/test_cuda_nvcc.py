@@ -24,9 +24,13 @@ def built():
     os.makedirs(cache, exist_ok=True)
     if os.path.isdir(build.KERNEL_DIR):                # seed from the in-tree build
         for f in os.listdir(build.KERNEL_DIR):
-            if f.endswith((".fatbin", ".fatbin.hash")) and not os.path.exists(
-                    os.path.join(cache, f)):
-                shutil.copy2(os.path.join(build.KERNEL_DIR, f), cache)
+            if not f.endswith(".fatbin.hash"):
+                continue
+            stamp, mine = os.path.join(build.KERNEL_DIR, f), os.path.join(cache, f)
+            if os.path.exists(mine) and open(mine).read() == open(stamp).read():
+                continue
+            shutil.copy2(stamp[:-len(".hash")], mine[:-len(".hash")])
+            shutil.copy2(stamp, mine)
     old = os.environ.pop("TITER_CUDA_ARCHS", None)
     os.environ.pop("TITER_NO_CUDA", None)
     logs = []
