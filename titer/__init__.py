@@ -5,7 +5,7 @@ with titer's own typed loops: layout-aware iteration (broadcasting, dim
 reordering and coalescing, channels-last output), dtype conversion inside the
 loops, OpenMP threads above the grain size.
 """
-from contextlib import contextmanager
+import contextlib
 
 from ._core import (  # noqa: F401
     DTYPES,
@@ -51,7 +51,7 @@ __all__ = [
 ]
 
 
-@contextmanager
+@contextlib.contextmanager
 def num_threads(n):
     """``with titer.num_threads(n):`` runs the block with n threads."""
     previous = get_num_threads()
