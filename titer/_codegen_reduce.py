@@ -195,7 +195,7 @@ def emit_kit(op, sig):
     # Float sums keep NumPy's 8 x 128 pairwise shape; where the order cannot
     # change the value (integers, bool, max/min) wider blocks vectorise better.
     numeric = char in "efdFD" and op.name not in ORDER_FREE
-    nacc = 8 if numeric else 32
+    nacc = 8 if numeric else 64
     return KIT_TEMPLATE.format(N=kit_name(op, sig), T=t, A=a, LOAD=load, COMB=comb,
                                STORE=store, K=kernel, NACC=nacc, BLOCK=nacc * 16,
                                UNROLL="" if numeric else "#pragma GCC unroll 1")
