@@ -27,7 +27,7 @@
    titer_half_nextafter titer_half_spacing titer_clip_half
    titer_ifloordiv titer_iremainder titer_ifmod titer_igcd titer_ilcm
    titer_lshift titer_rshift titer_popcount titer_ireciprocal titer_clip_int
-   titer_divmod titer_idivmod modf frexp */
+   titer_divmod titer_idivmod modf frexp titer_select */
 /* Not here, so their signatures are left out (and listed in the manifest):
    titer_ipow (NumPy raises for negative powers; a kernel cannot), the libm
    complex functions behind titer_cfn/titer_cfn2/titer_clip_complex. */
@@ -405,6 +405,8 @@ template <class T> TITER_DEV T titer_ireciprocal(T a) {
         return (titer_int_traits<T>::is_signed && sizeof(T) >= 4) ? titer_int_traits<T>::min() : (T)0;
     return (T)(1.0 / (double)a);
 }
+/* c ? x : y (the CPU's branch-free bit select has the same result) */
+template <class T> TITER_DEV T titer_select(npy_bool_t c, T x, T y) { return c ? x : y; }
 template <class T> TITER_DEV T titer_clip_int(T x, T lo, T hi) {
     T r = x > lo ? x : lo;
     return r < hi ? r : hi;
