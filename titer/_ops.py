@@ -302,7 +302,8 @@ for _name, _cop, _identity in (("logical_and", "&&", True), ("logical_or", "||",
 # np.clip (NumPy's clip ufunc: NaN in a propagates, bounds by max then min).
 OPS += [
     Op("where", 3, 1, ["?" + c * 2 + "->" + c for c in NUMERIC], {
-        "bool": "(a ? b : c)"}, (), "b where a else c"),
+        "bool": "titer_select(a, b, c)", "?FF": "(a ? b : c)", "?DD": "(a ? b : c)"},
+       (), "b where a else c"),
     Op("clip", 3, 1, [c * 3 + "->" + c for c in NUMERIC], {
         "bool": "titer_clip_int(a, b, c)", "int": "titer_clip_int(a, b, c)",
         "half": "titer_clip_half(a, b, c)", "float": "titer_clip_float(a, b, c)",

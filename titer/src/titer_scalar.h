@@ -615,4 +615,29 @@ TITER_CLIP_BITS(f, float, uint32_t, int32_t, 32, 0x7fffffffu, 0x7f800000u)
 TITER_CLIP_BITS(d, double, uint64_t, int64_t, 64, 0x7fffffffffffffffull, 0x7ff0000000000000ull)
 #define titer_clip_float(a, b, c) _Generic((a), float: titer_clip_bits_f, default: titer_clip_bits_d)((a), (b), (c))
 
+/* where(c, x, y) as a bit select: a branch-free form GCC vectorizes even
+ * with a one-byte condition and wider values (10x over `c ? x : y` here). */
+#define TITER_SELECT_INT(S, T)                                                \
+TITER_INLINE T titer_select_##S(npy_bool_t c, T x, T y) {                    \
+    T m = (T)(0 - (T)(c != 0));                                              \
+    return (T)((x & m) | (y & (T)~m));                                       \
+}
+TITER_SELECT_INT(b, int8_t) TITER_SELECT_INT(B, uint8_t)
+TITER_SELECT_INT(h, int16_t) TITER_SELECT_INT(H, uint16_t)
+TITER_SELECT_INT(i, int32_t) TITER_SELECT_INT(I, uint32_t)
+TITER_SELECT_INT(l, int64_t) TITER_SELECT_INT(L, uint64_t)
+TITER_INLINE float titer_select_f(npy_bool_t c, float x, float y) {
+    return titer_bits2f((uint32_t)titer_select_I(c, titer_f2bits(x), titer_f2bits(y)));
+}
+TITER_INLINE double titer_select_d(npy_bool_t c, double x, double y) {
+    union { uint64_t i; double f; } vx, vy, r;
+    vx.f = x; vy.f = y;
+    r.i = titer_select_L(c, vx.i, vy.i);
+    return r.f;
+}
+#define titer_select(c, x, y) _Generic((x), int8_t: titer_select_b, uint8_t: titer_select_B, \
+    int16_t: titer_select_h, uint16_t: titer_select_H, int32_t: titer_select_i,            \
+    uint32_t: titer_select_I, int64_t: titer_select_l, uint64_t: titer_select_L,          \
+    float: titer_select_f, double: titer_select_d)((c), (x), (y))
+
 #endif
