@@ -58,7 +58,7 @@ cdef OpEntry _reduce_entry(name):
     except (KeyError, TypeError):
         raise ValueError("titer has no operation %r; titer.ops() lists the supported ones"
                          % (name,)) from None
-    if entry.nin != 2 or entry.nout != 1:
+    if entry.nin != 2 or entry.nout != 1 or not isinstance(entry.ufunc, np.ufunc):
         raise ValueError("reduce only supported for binary functions (%s has %d inputs, "
                          "%d outputs)" % (entry.name, entry.nin, entry.nout))
     return entry
@@ -74,7 +74,7 @@ cdef bint _reorderable(OpEntry entry) except -1:
             cached = True
         except ValueError:
             cached = False
-        except TypeError:
+        except Exception:       # no loop for the probe: reduce will refuse anyway
             cached = True
         _REORDERABLE[entry.name] = cached
     return cached
