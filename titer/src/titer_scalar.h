@@ -589,30 +589,30 @@ TITER_INLINE float titer_fast_logf(float x) {
     return m + y + 0.693359375f * fe;
 }
 
-/* NumPy's float clip on the bits: an ordered integer key per float gives
- * its order without FP compares, which raise 'invalid' on NaN in vector
- * form (or keep the loop scalar and branchy).  The result is NumPy's
- * isnan(x) ? x : (x > lo ? x : lo), then the same against hi (+0 and -0
- * compare equal; NaN in x or a bound wins). */
-#define TITER_CLIP_BITS(S, T, UI, SI, NBITS, ABS, INF)                         \
-TITER_INLINE UI titer_gt_mask_##S(UI a, UI b) {    /* isgreater(a, b) */     \
-    UI aa = a & ABS, ab = b & ABS;                                           \
-    SI ka = (SI)(a ^ ((UI)((SI)a >> (NBITS - 1)) & ABS));                    \
-    SI kb = (SI)(b ^ ((UI)((SI)b >> (NBITS - 1)) & ABS));                    \
-    UI gt = (UI)((aa <= INF) & (ab <= INF) & (ka > kb) & ((aa | ab) != 0));  \
-    return (UI)0 - gt;                                                       \
-}                                                                            \
+/* NumPy's float clip: isnan(x) ? x : (x > lo ? x : lo), then the same
+ * against hi.  NaNs are masked to 0 on the bits before the ordered compares
+ * (which raise 'invalid' on NaN in vector form) and restored after, so the
+ * loop vectorizes and raises nothing. */
+#define TITER_CLIP_BITS(S, T, UI)                                   \
+/* x != x is a quiet compare (no flag), and vectorizes for double too */    \
+TITER_INLINE UI titer_nan_mask_##S(T v) { return (UI)0 - (UI)(v != v); }     \
+TITER_INLINE UI titer_pick_##S(UI m, UI x, UI y) { return (x & m) | (y & ~m); } \
 TITER_INLINE T titer_clip_bits_##S(T x, T lo, T hi) {                        \
-    union { UI i; T f; } vx, vl, vh, r;                                      \
+    union { UI i; T f; } vx, vl, vh, xs, ls, hs, r, rs, r2;                  \
     vx.f = x; vl.f = lo; vh.f = hi;                                          \
-    UI m = titer_gt_mask_##S(vx.i, vl.i) | ((UI)0 - (UI)((vx.i & ABS) > INF)); \
-    r.i = (vx.i & m) | (vl.i & ~m);                                          \
-    m = titer_gt_mask_##S(vh.i, r.i) | ((UI)0 - (UI)((r.i & ABS) > INF));    \
-    r.i = (r.i & m) | (vh.i & ~m);                                           \
-    return r.f;                                                              \
+    UI xn = titer_nan_mask_##S(x), ln = titer_nan_mask_##S(lo);              \
+    UI hn = titer_nan_mask_##S(hi);                                          \
+    xs.i = vx.i & ~xn; ls.i = vl.i & ~ln; hs.i = vh.i & ~hn;                 \
+    r.f = xs.f > ls.f ? xs.f : ls.f;                                         \
+    r.i = titer_pick_##S(xn, vx.i, titer_pick_##S(ln, vl.i, r.i));           \
+    UI rn = xn | ln;                                                         \
+    rs.i = r.i & ~rn;                                                        \
+    r2.f = rs.f < hs.f ? rs.f : hs.f;                                        \
+    r2.i = titer_pick_##S(rn, r.i, titer_pick_##S(hn, vh.i, r2.i));          \
+    return r2.f;                                                             \
 }
-TITER_CLIP_BITS(f, float, uint32_t, int32_t, 32, 0x7fffffffu, 0x7f800000u)
-TITER_CLIP_BITS(d, double, uint64_t, int64_t, 64, 0x7fffffffffffffffull, 0x7ff0000000000000ull)
+TITER_CLIP_BITS(f, float, uint32_t)
+TITER_CLIP_BITS(d, double, uint64_t)
 #define titer_clip_float(a, b, c) _Generic((a), float: titer_clip_bits_f, default: titer_clip_bits_d)((a), (b), (c))
 
 /* where(c, x, y) as a bit select: a branch-free form GCC vectorizes even
