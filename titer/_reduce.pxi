@@ -241,7 +241,7 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
             # masked-out slots hold the identity (or, for ops without one,
             # the initial value: max/min-like ops absorb repeats of it)
             fill = init_arr if identity is None else _scalar_bytes(identity, T)
-            np.copyto(xin, fill, where=~mask)
+            elementwise("where", xin, mask, xin, fill)     # titer's loops, in place
         st = BuildState.__new__(BuildState)
         flags = numpy_ufunc_flags()
         flags.is_reduction = True
