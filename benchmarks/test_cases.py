@@ -50,7 +50,7 @@ NOT_INSTALLED = {name for name, module in [("torch", torch), ("numexpr", numexpr
 
 
 @pytest.fixture(scope="module", params=list(CASES_BY_ID))
-def case(request):
+def prepared_case(request):
     """The case's arrays, built once and shared by all libraries (pytest runs
     the tests grouped by this module-scoped parameter, so one case's arrays
     are alive at a time)."""
@@ -60,8 +60,8 @@ def case(request):
 
 
 @pytest.mark.parametrize("impl", list(IMPLS))
-def test_add(benchmark, case, impl):
-    case, (a, b), out, expected = case
+def test_add(benchmark, prepared_case, impl):
+    case, (a, b), out, expected = prepared_case
     if impl in NOT_INSTALLED:
         pytest.skip(f"{impl} is not installed")
     benchmark.group = case.title
