@@ -735,10 +735,19 @@ cdef int plan_cache_blocking(Plan *p) noexcept:
 
 
 cdef int plan_streaming_stores(Plan *p) noexcept:
-    """A unit-stride output bigger than half the last-level cache cannot stay
-    cached anyway: write it with non-temporal stores (see titer_stream.h)."""
-    p.stream_output = (p.noutputs == 1 and p.ndim == 1 and not p.buffered and p.tile == 0
-                       and not p.is_reduction
-                       and p.op[0].stride[0] == p.op[0].itemsize
-                       and p.numel * p.op[0].itemsize >= _stream_min_bytes)
+    """A dense output bigger than half the last-level cache cannot stay
+    cached anyway: write it with non-temporal stores (see titer_stream.h).
+    Its rows are then consecutive in memory, so each thread streams one run."""
+    cdef int d
+    cdef int64_t expected = p.op[0].itemsize
+    p.stream_output = False
+    if (p.noutputs != 1 or p.tile != 0 or p.is_reduction or p.ndim < 1
+            or p.op[0].cast != NULL or p.op[0].staged
+            or p.numel * p.op[0].itemsize < _stream_min_bytes):
+        return 0
+    for d in range(p.ndim):
+        if p.op[0].stride[d] != expected:
+            return 0
+        expected *= p.shape[d]
+    p.stream_output = True
     return 0

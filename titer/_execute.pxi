@@ -68,6 +68,11 @@ cdef inline void counter_increment(DimCounter *c, const int64_t *step) noexcept 
 
 # -- loops -----------------------------------------------------------------------
 
+cdef extern from "titer_stream.h" nogil:
+    void titer_stream_copy(char *dst, const char *src, int64_t nbytes)
+    void titer_stream_fence()
+
+
 cdef void buffered_row(const Plan *p, char **row, const int64_t *strides, int64_t n,
                        char *buffers) noexcept nogil:
     """One row in blocks: inputs that need it are staged (swap / unaligned)
@@ -89,6 +94,10 @@ cdef void buffered_row(const Plan *p, char **row, const int64_t *strides, int64_
             src = row[t] + off * strides[t]
             ptrs[t] = src
             bstrides[t] = strides[t]
+            if t == 0 and p.stream_output:  # plain output, streamed after the loop
+                ptrs[0] = buffers
+                bstrides[0] = op.itemsize
+                continue
             if not op.staged and op.cast == NULL:
                 continue
             cast_buf = buffers + t * 2 * STAGE_BYTES
@@ -111,6 +120,8 @@ cdef void buffered_row(const Plan *p, char **row, const int64_t *strides, int64_
             ptrs[t] = src
             bstrides[t] = src_stride if strides[t] != 0 else 0
         p.loop(ptrs, bstrides, m)
+        if p.stream_output:
+            titer_stream_copy(row[0] + off * strides[0], buffers, m * p.op[0].itemsize)
         for t in range(p.noutputs):
             op = &p.op[t]
             if not op.staged and op.cast == NULL:
@@ -128,11 +139,6 @@ cdef void buffered_row(const Plan *p, char **row, const int64_t *strides, int64_
             titer_copy_bytes(src, src_stride, row[t] + off * strides[t], strides[t], m,
                              op.itemsize, op.swap_unit)
         off += m
-
-
-cdef extern from "titer_stream.h" nogil:
-    void titer_stream_copy(char *dst, const char *src, int64_t nbytes)
-    void titer_stream_fence()
 
 
 cdef void streamed_row(const Plan *p, char **row, const int64_t *strides, int64_t n,
