@@ -232,12 +232,19 @@ cdef int for_each(const Plan *p, int64_t grain, int nthreads) noexcept nogil:
     cdef int64_t nchunks, chunk, c, begin, end
     cdef int flags = 0
     cdef int *chunk_flags
+    cdef Plan serial
     if numel == 0:
         return 0
     if p.tile > 0:
         return for_each_tiled(p, grain, nthreads)
     nchunks = chunk_count(numel, grain, nthreads)
     feclearexcept(FPE_MASK)
+    if nchunks == 1 and p.stream_output:
+        # one thread is latency-bound, not bandwidth-bound: plain stores win
+        serial = p[0]
+        serial.stream_output = False
+        serial_for_each(&serial, 0, numel)
+        return fetestexcept(FPE_MASK)
     if nchunks == 1:
         serial_for_each(p, 0, numel)
         return fetestexcept(FPE_MASK)

@@ -53,6 +53,14 @@ typedef void (*titer_cast_fn)(const char *src, int64_t src_stride,
         const TB *py = (const TB *)y;                                       \
         TITER_IVDEP for (int64_t i = 0; i < n; i++)                         \
             po[i] = KERNEL(vx, py[i]);                                      \
+    } else if (so == (int64_t)sizeof(TO) && sx == 2 * (int64_t)sizeof(TA)   \
+            && sy == 2 * (int64_t)sizeof(TB)) {                             \
+        /* step-2 slices (a[::2] + b[::2]): a constant stride vectorizes   \
+         * as loads + shuffles */                                           \
+        TO *po = (TO *)o; const TA *px = (const TA *)x;                     \
+        const TB *py = (const TB *)y;                                       \
+        TITER_IVDEP for (int64_t i = 0; i < n; i++)                         \
+            po[i] = KERNEL(px[2 * i], py[2 * i]);                           \
     } else {                                                                \
         for (int64_t i = 0; i < n; i++)                                     \
             *(TO *)(o + i * so) = KERNEL(*(const TA *)(x + i * sx),         \
