@@ -12,7 +12,8 @@ def parse_args(argv=None):
         description="Time titer.elementwise('add', ...) against numpy.add on "
                     "contiguous, broadcast, strided, mixed-dtype, transposed, "
                     "channels-last and tiny arrays. Every titer result is checked "
-                    "against NumPy's once; the exit status is 1 on any mismatch.")
+                    "against NumPy's once; the exit status is 1 on any mismatch or error.",
+        epilog="`python -m titer info` prints the build configuration instead.")
     parser.add_argument("--threads", type=int, default=None, metavar="N",
                         help="titer threads (default: titer.get_num_threads())")
     parser.add_argument("--quick", action="store_true",

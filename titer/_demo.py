@@ -127,7 +127,7 @@ def run_case(case, rng, small, repeat):
                    f"ERROR {type(error).__name__}: {error}")
     problem = None
     if result.dtype != expected.dtype or not np.array_equal(result, expected):
-        problem = "MISMATCH: titer's result differs from numpy.add"
+        problem = "MISMATCH titer's result differs from numpy.add"
 
     titer_s = best_seconds(lambda: elementwise("add", titer_out, *inputs), repeat)
     numpy_s = best_seconds(lambda: np.add(*inputs, out=numpy_out), repeat)
@@ -149,14 +149,15 @@ def _format_rate(nbytes, seconds):
 
 def format_table(rows):
     header = ("case", "titer", "numpy", "titer GB/s", "numpy GB/s",
-              "speed-up", "threads")
+              "speed-up", "threads", "check")
     lines = [header]
     for row in rows:
         speedup = "-" if row.titer_s is None else f"{row.numpy_s / row.titer_s:.2f}x"
         lines.append((row.title, _format_time(row.titer_s), _format_time(row.numpy_s),
                       _format_rate(row.nbytes, row.titer_s),
                       _format_rate(row.nbytes, row.numpy_s),
-                      speedup, str(row.threads)))
+                      speedup, str(row.threads),
+                      row.problem.split()[0] if row.problem else "ok"))
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     text = []
     for line in lines:
