@@ -5,15 +5,15 @@ PyTorch and numexpr; a PNG plot and the crossover sizes.
     python benchmarks/sweep.py --png benchmarks/sweep.png --json sweep.json
 
 Bytes moved = 3 x 4 x n (two reads, one write), timed as the best of
-several rounds of enough calls to fill ~20 ms.
+five rounds of enough calls to fill ~20 ms (titer._demo.best_seconds).
 """
 import argparse
 import json
-import time
 
 import numpy as np
 
 import titer
+from titer._demo import best_seconds
 
 try:
     import torch
@@ -23,24 +23,6 @@ try:
     import numexpr
 except ImportError:
     numexpr = None
-
-
-def best_seconds(call, budget=0.02, rounds=5):
-    call()
-    start = time.perf_counter()
-    reps = 0
-    while time.perf_counter() - start < budget / 4 or reps < 1:
-        call()
-        reps += 1
-    per = (time.perf_counter() - start) / reps
-    reps = max(1, int(budget / per))
-    best = float("inf")
-    for _ in range(rounds):
-        start = time.perf_counter()
-        for _ in range(reps):
-            call()
-        best = min(best, (time.perf_counter() - start) / reps)
-    return best
 
 
 def impls(a, b, out, threads):
@@ -75,7 +57,7 @@ def sweep(powers, threads_list, layouts):
                 for name, call in impls(a, b, out, threads).items():
                     if name == "torch" and step != 1:
                         pass                    # torch handles strided views too
-                    seconds = best_seconds(call)
+                    seconds = best_seconds(call, repeat=5)
                     rows.append({"impl": name, "layout": layout, "threads": threads, "n": n,
                                  "seconds": seconds, "gbps": 12 * n / seconds / 1e9})
                     print("%-8s %-10s %d thr 2^%-2d %8.3f us %6.1f GB/s" % (

@@ -201,8 +201,9 @@ def generate():
     return "\n\n".join(parts) + "\n"
 
 
-def write(target=TARGET):
-    text = generate()
+def write_if_changed(target, text):
+    """Write a generated file only when its text changed, so builds that
+    track its timestamp do not recompile for nothing."""
     if os.path.exists(target):
         with open(target) as f:
             if f.read() == text:
@@ -210,6 +211,10 @@ def write(target=TARGET):
     with open(target, "w") as f:
         f.write(text)
     return target
+
+
+def write(target=TARGET):
+    return write_if_changed(target, generate())
 
 
 if __name__ == "__main__":

@@ -221,14 +221,7 @@ def generate():
 
 
 def write(target=TARGET):
-    text = generate()
-    if os.path.exists(target):
-        with open(target) as f:
-            if f.read() == text:
-                return target
-    with open(target, "w") as f:
-        f.write(text)
-    return target
+    return codegen.write_if_changed(target, generate())
 
 
 if __name__ == "__main__":
