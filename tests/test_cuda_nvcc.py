@@ -50,6 +50,8 @@ def test_every_generated_kernel_compiles(built):
     for name, entry in manifest["ops"].items():
         if entry["kernels"]:
             assert os.path.getsize(os.path.join(cache, name + ".fatbin")) > 0, name
+    assert os.path.getsize(os.path.join(cache, build.COPY_MODULE + ".fatbin")) > 0
+    assert len(manifest["copy"]["kernels"]) == 14
     generated = build.generate(tempfile.mkdtemp())
     assert {n: set(e["kernels"]) for n, e in manifest["ops"].items()} == \
         {n: set(e["kernels"]) for n, e in generated["ops"].items()}
@@ -65,7 +67,26 @@ def test_ptx_has_every_kernel_name(tmp_path):
                     "-arch=compute_%d" % ptx_arch, "-o", str(ptx), str(tmp_path / "add.cu")],
                    check=True, capture_output=True)
     text = ptx.read_text()
+    reductions = 0
     for sig, k in m["ops"]["add"]["kernels"].items():
+        variants = ["offset", "cast"] + ["vec%d" % w for w in k["vec"]]
+        if "reduce_acc" in k:
+            variants += ["reduce", "reduce_cast", "reduce_final", "scan", "scan_cast"]
+            reductions += 1
+        for variant in variants:
+            assert ".entry %s_%s(" % (k["stem"], variant) in text, (sig, variant)
+    assert reductions == 14                      # every add loop of one type
+
+
+def test_copy_module_has_every_dtype(tmp_path):
+    m = build.generate(str(tmp_path), [])
+    ptx = tmp_path / "copy.ptx"
+    archs, ptx_arch, _ = build.cuda_archs("ptx", build.nvcc_archs(NVCC))
+    subprocess.run([NVCC, "-ptx", "-std=c++17", "-I", build.HERE,
+                    "-arch=compute_%d" % ptx_arch, "-o", str(ptx), str(tmp_path / "copy.cu")],
+                   check=True, capture_output=True)
+    text = ptx.read_text()
+    for sig, k in m["copy"]["kernels"].items():
         for variant in ["offset", "cast"] + ["vec%d" % w for w in k["vec"]]:
             assert ".entry %s_%s(" % (k["stem"], variant) in text, (sig, variant)
 

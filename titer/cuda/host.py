@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from . import build
+from . import build, plan
 
 
 class HostArray:
@@ -51,7 +51,7 @@ def find_cxx():
 class HostBackend:
     """The device side of dispatch.elementwise, on the CPU."""
 
-    def __init__(self, op_list, cache_dir=None, jobs=None):
+    def __init__(self, op_list, cache_dir=None, jobs=None, sm_count=2):
         cxx = find_cxx()
         if cxx is None:
             raise RuntimeError("no C++ compiler (g++) to build the host kernels")
@@ -64,6 +64,7 @@ class HostBackend:
         try:
             self.manifest = build.generate(srcdir, op_list)
             names = sorted(n for n, e in self.manifest["ops"].items() if e["kernels"])
+            names.append(build.COPY_MODULE)
             texts = {n: open(os.path.join(srcdir, n + ".cu")).read() for n in names}
             key = hashlib.sha256((headers + cxx + "".join(texts[n] for n in names)).encode())
             lib = os.path.join(cache_dir, "kernels-%s.so" % key.hexdigest()[:16])
@@ -74,9 +75,14 @@ class HostBackend:
         self.lib = ctypes.CDLL(lib)
         self.lib.titer_host_launch.argtypes = [ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint,
                                                ctypes.c_void_p]
+        self.lib.titer_host_launch_reduce.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 4 + [
+            ctypes.c_void_p]
         self.lib.titer_host_div.restype = ctypes.c_uint32
         self.lib.titer_host_div.argtypes = [ctypes.c_uint32] * 4
         self.launched = []              # kernel names, in order (for the tests)
+        self.launches = []              # the Launch tuples, in order
+        # a small "device": reductions split over blocks at test sizes
+        self._sm_count = sm_count
 
     @staticmethod
     def _compile(cxx, srcdir, names, lib, jobs):
@@ -122,12 +128,28 @@ class HostBackend:
     def fill(self, out, value):
         out.a[...] = value
 
+    def sm_count(self):
+        return self._sm_count
+
     def launch(self, op_name, launch, device=None):
         fn = ctypes.cast(getattr(self.lib, launch.kernel), ctypes.c_void_p)
         params = np.array(launch.params)
         self.launched.append(launch.kernel)
+        self.launches.append(launch)
+        if params.dtype == plan.RPARAMS_DTYPE:
+            assert launch.block[0] * launch.block[1] <= plan.RBLOCK
+            self.lib.titer_host_launch_reduce(fn, launch.grid[0], launch.grid[1],
+                                              launch.block[0], launch.block[1],
+                                              params.ctypes.data)
+            return
+        assert launch.grid[1:] == (1, 1) and launch.block[1:] == (1, 1)
         self.lib.titer_host_launch(fn, launch.grid[0], launch.block[0],
                                    params.ctypes.data)
+
+    def rparams_layout(self):
+        out = (ctypes.c_int64 * 20)()
+        self.lib.titer_host_rparams_layout(out)
+        return list(out)
 
     def params_layout(self):
         out = (ctypes.c_int64 * 8)()

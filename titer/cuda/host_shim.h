@@ -6,7 +6,11 @@
  * it for every (block, thread) of a 1-d grid, one after another.  Kernels
  * that need no __syncthreads (all the elementwise ones) behave exactly as on
  * a GPU, so the index math, offset calculator, vector tails and casts are
- * checked on the CPU. */
+ * checked on the CPU.  titer_host_launch_blocks() runs kernels that do
+ * synchronize (the reductions): each thread of a block is a ucontext fiber,
+ * __syncthreads() switches back to the block's scheduler, which resumes every
+ * fiber in turn -- a real barrier, so shared-memory trees run as on a GPU.
+ * __shared__ is `static`: one copy per kernel, used by one block at a time. */
 #ifndef TITER_HOST_SHIM_H
 #define TITER_HOST_SHIM_H
 #define TITER_HOST_SHIM 1
@@ -32,15 +36,82 @@ extern dim3 blockIdx, threadIdx, blockDim, gridDim;
 #define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(n)
 #define __align__(n) alignas(n)
+#define __shared__ static
+
+extern "C" void __syncthreads(void);
 
 static inline uint32_t __umulhi(uint32_t a, uint32_t b) {
     return (uint32_t)(((uint64_t)a * (uint64_t)b) >> 32);
 }
 
 #ifdef TITER_HOST_SHIM_LAUNCHER
+#include <stdlib.h>
+#include <ucontext.h>
 #include "titer_scalar.cuh"
 #include "titer_kernels.cuh"
+#include "titer_reduce.cuh"
 dim3 blockIdx, threadIdx, blockDim, gridDim;
+
+/* ---- fibers: one per thread of the running block ---- */
+static ucontext_t titer_scheduler;
+static ucontext_t *titer_fiber;
+static unsigned int titer_current;              /* the running fiber */
+static int titer_in_block;                      /* inside titer_host_launch_blocks */
+static void (*titer_fiber_kernel)(const void *);
+static const void *titer_fiber_params;
+static int titer_fiber_finished;
+
+extern "C" void __syncthreads(void) {
+    if (titer_in_block) swapcontext(&titer_fiber[titer_current], &titer_scheduler);
+}
+
+static void titer_fiber_main(void) {
+    titer_fiber_kernel(titer_fiber_params);
+    titer_fiber_finished = 1;           /* then uc_link: back to the scheduler */
+}
+
+/* Run kernel(params) over a 2-d grid of 2-d blocks; every block's threads are
+ * fibers resumed round-robin until all return.  call(kernel_arg) adapts the
+ * kernel's by-value parameter type. */
+static void titer_run_blocks(void (*call)(const void *), unsigned int gx, unsigned int gy,
+                             unsigned int bx, unsigned int by, const void *params) {
+    const unsigned int n = bx * by;
+    const size_t stack = 256 * 1024;
+    titer_fiber = (ucontext_t *)calloc(n, sizeof(ucontext_t));
+    char *stacks = (char *)malloc(stack * n);
+    char *done = (char *)malloc(n);
+    gridDim.x = gx; gridDim.y = gy; gridDim.z = 1;
+    blockDim.x = bx; blockDim.y = by; blockDim.z = 1;
+    blockIdx.z = threadIdx.z = 0;
+    titer_fiber_kernel = call;
+    titer_fiber_params = params;
+    titer_in_block = 1;
+    for (unsigned int b = 0; b < gx * gy; b++) {
+        blockIdx.x = b % gx;
+        blockIdx.y = b / gx;
+        for (unsigned int t = 0; t < n; t++) {
+            getcontext(&titer_fiber[t]);
+            titer_fiber[t].uc_stack.ss_sp = stacks + stack * t;
+            titer_fiber[t].uc_stack.ss_size = stack;
+            titer_fiber[t].uc_link = &titer_scheduler;
+            makecontext(&titer_fiber[t], titer_fiber_main, 0);
+            done[t] = 0;
+        }
+        for (unsigned int left = n; left;) {
+            for (unsigned int t = 0; t < n; t++) {
+                if (done[t]) continue;
+                titer_current = t;
+                threadIdx.x = t % bx;
+                threadIdx.y = t / bx;
+                /* returns at the fiber's next barrier, or when it ends (uc_link) */
+                swapcontext(&titer_scheduler, &titer_fiber[t]);
+                if (titer_fiber_finished) { done[t] = 1; left--; titer_fiber_finished = 0; }
+            }
+        }
+    }
+    titer_in_block = 0;
+    free(titer_fiber); free(stacks); free(done);
+}
 
 extern "C" void titer_host_launch(void (*kernel)(titer_params), unsigned int grid,
                                   unsigned int block, const titer_params *p) {
@@ -53,6 +124,29 @@ extern "C" void titer_host_launch(void (*kernel)(titer_params), unsigned int gri
             threadIdx.x = t;
             kernel(*p);
         }
+}
+
+static void (*titer_reduce_kernel)(titer_rparams);
+static void titer_call_reduce(const void *p) { titer_reduce_kernel(*(const titer_rparams *)p); }
+
+extern "C" void titer_host_launch_reduce(void (*kernel)(titer_rparams), unsigned int gx,
+                                         unsigned int gy, unsigned int bx, unsigned int by,
+                                         const titer_rparams *p) {
+    titer_reduce_kernel = kernel;
+    titer_run_blocks(titer_call_reduce, gx, gy, bx, by, p);
+}
+
+/* sizeof and field offsets of titer_rparams, for plan.RPARAMS_DTYPE. */
+extern "C" void titer_host_rparams_layout(int64_t *out) {
+    int k = 0;
+    out[k++] = sizeof(titer_rparams);
+#define TITER_OFF(f) out[k++] = offsetof(titer_rparams, f);
+    TITER_OFF(in) TITER_OFF(out) TITER_OFF(partial) TITER_OFF(init) TITER_OFF(nred)
+    TITER_OFF(nout) TITER_OFF(rndim) TITER_OFF(kndim) TITER_OFF(in_code) TITER_OFF(out_on_x)
+    TITER_OFF(has_init) TITER_OFF(ordered) TITER_OFF(nsplit) TITER_OFF(rstride)
+    TITER_OFF(kstride) TITER_OFF(kout) TITER_OFF(rsize) TITER_OFF(ksize)
+    TITER_OFF(scan_out_stride)
+#undef TITER_OFF
 }
 
 /* sizeof and field offsets of titer_params, for plan.PARAMS_DTYPE. */

@@ -225,3 +225,156 @@ def plan_launches(stem, piece, bases, mem_codes, loop_codes, scalar_bytes, vec_w
             launches.append(Launch("%s_%s" % (stem, kind), grid, block,
                                    pack_params(p, addresses, mem_codes, scalar_bytes), n))
     return launches
+
+
+# ---- reductions (titer_reduce.cuh) ------------------------------------------
+
+RBLOCK = 256            # TITER_RBLOCK
+MIN_PER_LANE = 16       # fewest elements a lane folds before a split pays off
+MAX_GRID_Y = 65535
+
+# titer_rparams, field for field (checked against the C struct in the tests).
+_D = MAX_DIMS
+RPARAMS_DTYPE = np.dtype({
+    "names": ["in_", "out", "partial", "init", "nred", "nout", "rndim", "kndim", "in_code",
+              "out_on_x", "has_init", "ordered", "nsplit", "rstride", "kstride", "kout",
+              "rsize", "ksize", "scan_out_stride"],
+    "formats": [np.uint64, np.uint64, np.uint64, (np.uint8, 16), np.int64, np.int64,
+                np.int32, np.int32, np.int32, np.int32, np.int32, np.int32, np.int32,
+                (np.int64, _D), (np.int64, _D), (np.int64, _D), (np.uint32, (_D, 3)),
+                (np.uint32, (_D, 3)), np.int64],
+    "offsets": [0, 8, 16, 24, 40, 48, 56, 60, 64, 68, 72, 76, 80,
+                88, 88 + 8 * _D, 88 + 16 * _D, 88 + 24 * _D, 88 + 36 * _D, 88 + 48 * _D],
+    "itemsize": 96 + 48 * _D,
+})
+
+ReducePlan = namedtuple("ReducePlan", "rshape rstrides kshape kstrides kout")
+"""A reduction's dims, fastest first: reduced (shape, input strides) and kept
+(shape, input strides, output strides); bytes."""
+
+ReduceConfig = namedtuple("ReduceConfig", "out_on_x block grid nsplit")
+
+
+def split_reduction(shape, out_strides, in_strides):
+    """The iterator's coalesced reduction plan -> ReducePlan: dims the output
+    does not move along (stride 0) are reduced, the others kept."""
+    r_shape, r_st, k_shape, k_st, k_out = [], [], [], [], []
+    for n, so, si in zip(shape, out_strides, in_strides):
+        if n == 1:
+            continue
+        if so == 0:
+            r_shape.append(n)
+            r_st.append(si)
+        else:
+            k_shape.append(n)
+            k_st.append(si)
+            k_out.append(so)
+    return ReducePlan(tuple(r_shape), tuple(r_st), tuple(k_shape), tuple(k_st), tuple(k_out))
+
+
+def _pow2_at_least(n):
+    p = 1
+    while p < n:
+        p *= 2
+    return p
+
+
+def reduce_config(rp, ordered, sm_count=132):
+    """ATen's setReduceConfig, simplified.  Inner reductions (the input is
+    fastest along a reduced dim) give each output a row of x lanes; outer
+    ones put outputs on x (coalesced across outputs) and lanes on y.  Small
+    output counts split each reduction over gridDim.y blocks (at least
+    MIN_PER_LANE elements per lane) to fill the device.  Not reorderable:
+    one lane per output, in order."""
+    nred, nout = numel(rp.rshape), numel(rp.kshape)
+    if ordered:
+        bx = min(RBLOCK, _pow2_at_least(nout))
+        return ReduceConfig(1, (bx, 1, 1), ((nout + bx - 1) // bx, 1, 1), 1)
+    r_fast = min((abs(s) for s in rp.rstrides), default=0)
+    k_fast = min((abs(s) for s in rp.kstrides), default=None)
+    inner = k_fast is None or r_fast < k_fast
+    if inner:
+        lanes = min(RBLOCK, _pow2_at_least(nred))
+        outs = RBLOCK // lanes
+        block = (lanes, outs, 1)
+    else:
+        outs = min(32, _pow2_at_least(nout))
+        lanes = RBLOCK // outs
+        block = (outs, lanes, 1)
+    gx = (nout + outs - 1) // outs
+    target = 4 * sm_count
+    nsplit = 1
+    if gx < target:
+        most = max(1, -(-nred // (lanes * MIN_PER_LANE)))
+        nsplit = max(1, min(-(-target // gx), most, MAX_GRID_Y))
+    return ReduceConfig(0 if inner else 1, block, (gx, nsplit, 1), nsplit)
+
+
+def _dividers(shape):
+    div = np.zeros((MAX_DIMS, 3), np.uint32)
+    for d, size in enumerate(shape):
+        if d + 1 < len(shape) and size > INT32_MAX + 1:
+            raise ValueError("dim of %d elements is too large to divide by on the device" % size)
+        size = min(size, 0xFFFFFFFF)            # the slowest dim is never divided by
+        magic, shift = int_divider(max(min(size, INT32_MAX + 1), 1))
+        div[d] = (size, magic, shift)
+    return div
+
+
+def pack_rparams(rp, in_addr, out_addr, partial_addr, in_code, init_bytes, ordered,
+                 config=None, scan_out_stride=0):
+    """titer_rparams for one reduction (or scan), a 1-element structured array."""
+    if len(rp.rshape) > MAX_DIMS or len(rp.kshape) > MAX_DIMS:
+        raise ValueError("more than %d reduced or kept dims" % MAX_DIMS)
+    buf = np.zeros(1, RPARAMS_DTYPE)
+    rec = buf[0]
+    rec["in_"], rec["out"], rec["partial"] = in_addr, out_addr, partial_addr
+    if init_bytes is not None:
+        rec["init"][:len(init_bytes)] = np.frombuffer(init_bytes, np.uint8)
+    rec["has_init"] = init_bytes is not None
+    rec["nred"], rec["nout"] = numel(rp.rshape), numel(rp.kshape)
+    rec["rndim"], rec["kndim"] = len(rp.rshape), len(rp.kshape)
+    rec["in_code"] = in_code
+    rec["ordered"] = bool(ordered)
+    rec["out_on_x"] = config.out_on_x if config else 1
+    rec["nsplit"] = config.nsplit if config else 1
+    for name, values in (("rstride", rp.rstrides), ("kstride", rp.kstrides), ("kout", rp.kout)):
+        row = np.zeros(MAX_DIMS, np.int64)
+        row[:len(values)] = values
+        rec[name] = row
+    rec["rsize"] = _dividers(rp.rshape)
+    rec["ksize"] = _dividers(rp.kshape)
+    rec["scan_out_stride"] = scan_out_stride
+    return buf
+
+
+def plan_reduction(stem, rp, in_addr, out_addr, in_code, loop_code, init_bytes, ordered,
+                   acc_size, sm_count=132):
+    """(scratch bytes, [Launch]) for one reduction; the caller fills in the
+    scratch address with set_partial().  Launch.numel is the element count."""
+    config = reduce_config(rp, ordered, sm_count)
+    kind = "reduce_cast" if in_code != loop_code else "reduce"
+    nout = numel(rp.kshape)
+    scratch = acc_size * nout * config.nsplit if config.nsplit > 1 else 0
+    params = pack_rparams(rp, in_addr, out_addr, 0, in_code, init_bytes, ordered, config)
+    launches = [Launch("%s_%s" % (stem, kind), config.grid, config.block, params,
+                       numel(rp.rshape) * nout)]
+    if config.nsplit > 1:
+        launches.append(Launch("%s_reduce_final" % stem, ((nout + RBLOCK - 1) // RBLOCK, 1, 1),
+                               (RBLOCK, 1, 1), params, nout))
+    return scratch, launches
+
+
+def set_partial(launches, address):
+    for launch in launches:
+        launch.params[0]["partial"] = address
+
+
+def plan_scan(stem, rp, in_addr, out_addr, in_code, loop_code, scan_out_stride):
+    """One launch of the scan kernel: a thread per kept line."""
+    nout = numel(rp.kshape)
+    params = pack_rparams(rp, in_addr, out_addr, 0, in_code, None, True, None,
+                          scan_out_stride)
+    kind = "scan_cast" if in_code != loop_code else "scan"
+    return Launch("%s_%s" % (stem, kind), ((nout + RBLOCK - 1) // RBLOCK, 1, 1), (RBLOCK, 1, 1),
+                  params, numel(rp.rshape) * nout)

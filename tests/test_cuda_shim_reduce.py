@@ -1,0 +1,423 @@
+"""titer's CUDA reduction, scan and copy kernels compiled as host C++ and run
+on the CPU (host_shim.h: every block's threads are fibers, __syncthreads is a
+real barrier), through the real device entry points (titer.cuda.reduce /
+titer.cuda.copy) and through titer.sum / titer.copy / ... with the default
+backend swapped for the host one.  Checked against NumPy: exact for
+integers, bools, max/min and scans; float sums and products to a few ULP
+(the GPU combines in a fixed tree, NumPy pairwise)."""
+import warnings
+
+import numpy as np
+import pytest
+
+import titer
+from titer import _ops
+from titer.cuda import dispatch, host, plan
+from titer.cuda import copy as dcopy
+from titer.cuda import reduce as dreduce
+
+pytestmark = pytest.mark.skipif(host.find_cxx() is None, reason="no C++ compiler (g++)")
+
+OPS = ["add", "multiply", "maximum", "minimum", "fmax", "logical_or", "logical_and",
+       "bitwise_xor", "subtract", "divide", "where"]
+REDUCE_OPS = ["add", "multiply", "maximum", "minimum", "fmax", "logical_or", "logical_and",
+              "bitwise_xor"]
+
+
+@pytest.fixture(scope="module")
+def be():
+    return host.HostBackend([_ops.OPS_BY_NAME[n] for n in OPS], sm_count=2)
+
+
+@pytest.fixture
+def routed(be, monkeypatch):
+    """titer's public entry points, with the host backend as 'the GPU'."""
+    monkeypatch.setattr(dispatch, "default_backend", lambda: be)
+    return be
+
+
+def H(a):
+    return host.HostArray(a)
+
+
+def values(char, shape, rng, near_one=False):
+    dt = np.dtype(char)
+    n = int(np.prod(shape))
+    if dt.kind == "b":
+        v = rng.integers(0, 2, n)
+    elif dt.kind in "iu":
+        info = np.iinfo(dt)
+        v = rng.integers(max(info.min, -20), min(info.max, 20) + 1, n)
+    elif near_one:
+        v = 1 + 0.01 * rng.standard_normal(n)
+        if dt.kind == "c":
+            v = v + 0.01j * rng.standard_normal(n)
+    else:
+        v = rng.standard_normal(n) * 4
+        if dt.kind == "c":
+            v = v + 1j * rng.standard_normal(n)
+    return np.asarray(v).astype(dt).reshape(shape)
+
+
+def layouts(a):
+    """The same values in other memory layouts (views of other arrays)."""
+    yield "contiguous", a
+    t = np.ascontiguousarray(np.moveaxis(a, 0, -1))
+    yield "transposed", np.moveaxis(t, -1, 0)
+    big = np.empty(tuple(2 * s for s in a.shape), a.dtype)
+    view = big[tuple(slice(None, None, -2) for _ in a.shape)]
+    view[...] = a
+    yield "reversed-strided", view
+
+
+def assert_reduced(name, got, want, x=None, axis=None):
+    """Exact, except float sums and products: within a few rounding errors
+    of the float64 result (NumPy's own order rounds differently: pairwise,
+    or per step for float16 along outer axes)."""
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype,
+                                                                 got.shape, want.shape)
+    if want.dtype.kind in "fc" and name in ("add", "multiply"):
+        eps = np.finfo(want.dtype).eps
+        wide = np.complex128 if want.dtype.kind == "c" else np.float64
+        exact = getattr(np, name).reduce(x.astype(wide), axis=axis)
+        if name == "add":
+            scale = 8 * np.add.reduce(np.abs(x).astype(np.float64), axis=axis)
+        else:                                   # one rounding per factor (and part)
+            scale = 4 * (x.size // max(np.asarray(exact).size, 1)) * np.abs(exact)
+        err = np.abs(got.astype(wide) - exact)
+        assert np.all(err <= eps * scale + 1e-300), (got, want)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+def reducible(name):
+    op = _ops.OPS_BY_NAME[name]
+    return [s for s in op.types if s[0] == s[1] == s[-1] and len(s) == 5]
+
+
+def test_rparams_layout(be):
+    got = be.rparams_layout()
+    f = plan.RPARAMS_DTYPE.fields
+    assert got[0] == plan.RPARAMS_DTYPE.itemsize
+    assert got[1:] == [f[k][1] for k in plan.RPARAMS_DTYPE.names]
+
+
+@pytest.mark.parametrize("name", REDUCE_OPS)
+def test_every_reduction_signature(be, name):
+    """Every loop dtype, every axis choice, three layouts, against NumPy."""
+    rng = np.random.default_rng(len(name))
+    ufunc = getattr(np, name)
+    checked = 0
+    for sig in reducible(name):
+        char = sig[0]
+        if sig not in be.manifest["ops"][name]["kernels"]:
+            continue
+        a = values(char, (6, 35, 4), rng, near_one=name == "multiply")
+        if char in "efdFD" and name in ("maximum", "minimum", "fmax"):
+            a.flat[7] = np.nan
+        for label, x in layouts(a):
+            for axis in (None, 0, 1, 2, (0, 2)):
+                with np.errstate(all="ignore"):
+                    want = ufunc.reduce(x, axis=axis, dtype=char)
+                got = dreduce.reduce(name, H(x), axis, dtype=char, backend=be).a
+                assert_reduced(name, got, np.asarray(want), x.astype(char), axis)
+                checked += 1
+    assert checked >= 15
+
+
+@pytest.mark.parametrize("shape,axis", [((1 << 16,), None), ((4096, 3), 0), ((3, 1 << 14), 1),
+                                        ((64, 3, 512), (0, 2))])
+def test_split_over_blocks_is_exact(be, shape, axis):
+    """Big reductions on few outputs split over gridDim.y blocks and combine
+    the partials in order (reduce_final): integers stay exact."""
+    rng = np.random.default_rng(1)
+    x = rng.integers(-1000, 1000, shape).astype(np.int32)
+    be.launched.clear()
+    be.launches.clear()
+    got = dreduce.reduce("add", H(x), axis, backend=be).a
+    np.testing.assert_array_equal(got, np.add.reduce(x, axis=axis))
+    assert any(k.endswith("_reduce_final") for k in be.launched), be.launched
+    assert be.launches[0].grid[1] > 1
+    got = dreduce.reduce("maximum", H(x), axis, backend=be).a
+    np.testing.assert_array_equal(got, np.maximum.reduce(x, axis=axis))
+
+
+def test_float_sum_accuracy(be):
+    """The tree sum of 2^16 float32 is as close to the exact sum as NumPy's."""
+    rng = np.random.default_rng(2)
+    x = (rng.standard_normal(1 << 16) + 3).astype(np.float32)
+    exact = float(np.sum(x.astype(np.float64)))
+    got = float(dreduce.reduce("add", H(x), None, backend=be).a)
+    assert abs(got - exact) <= 4 * abs(float(np.sum(x)) - exact) + 1e-6 * abs(exact)
+
+
+@pytest.mark.parametrize("char,dtype", [("?", None), ("b", None), ("B", None), ("h", None),
+                                        ("e", "f"), ("f", "d"), ("i", "d"), ("?", "i")])
+def test_converting_input_loads_with_cast(be, char, dtype):
+    """bool/int8 sums run in the platform int, float16 with dtype=float32:
+    the input is converted while loaded (reduce_cast), never copied."""
+    rng = np.random.default_rng(3)
+    x = values(char, (40, 9), rng)
+    for axis in (None, 0, 1):
+        be.launched.clear()
+        got = dreduce.reduce("add", H(x.T), axis, dtype=dtype, backend=be).a
+        want = np.add.reduce(x.T, axis=axis, dtype=dtype)
+        assert_reduced("add", got, np.asarray(want), x.T.astype(want.dtype), axis)
+        assert be.launched[0].endswith("_reduce_cast")
+        assert not any("copy" in k for k in be.launched)
+
+
+def test_ordered_ops_fold_in_order(be):
+    rng = np.random.default_rng(4)
+    x = values("d", (9, 13), rng) + 20
+    for name in ("subtract", "divide"):
+        for axis in (0, 1):
+            for initial in (np._NoValue, 3.5):
+                got = dreduce.reduce(name, H(x), axis, initial=initial, backend=be).a
+                want = getattr(np, name).reduce(x, axis=axis, initial=initial)
+                np.testing.assert_array_equal(got, want)
+        with pytest.raises(ValueError, match="not reorderable"):
+            dreduce.reduce(name, H(x), (0, 1), backend=be)
+    xi = values("i", (30, 7), rng)
+    got = dreduce.reduce("subtract", H(xi), 0, backend=be).a
+    np.testing.assert_array_equal(got, np.subtract.reduce(xi, axis=0))
+
+
+def test_keepdims_initial_where_out(be):
+    rng = np.random.default_rng(5)
+    x = values("i", (5, 6, 7), rng)
+    for axis in (None, 1, (0, 2)):
+        got = dreduce.reduce("add", H(x), axis, keepdims=True, initial=10, backend=be).a
+        np.testing.assert_array_equal(got, np.add.reduce(x, axis=axis, keepdims=True,
+                                                         initial=10))
+    mask = rng.integers(0, 2, (6, 7)).astype(bool)
+    for name, initial in (("add", np._NoValue), ("maximum", -100), ("multiply", 2)):
+        got = dreduce.reduce(name, H(x), 1, initial=initial, where=H(mask), backend=be).a
+        want = getattr(np, name).reduce(x, axis=1, initial=initial, where=mask)
+        np.testing.assert_array_equal(got, want)
+    got = dreduce.reduce("add", H(x), 0, where=False, backend=be).a
+    np.testing.assert_array_equal(got, np.add.reduce(x, axis=0, where=False))
+    # out= in the loop dtype (written directly), of another dtype, and 0-d
+    out = np.full((5, 7), -1, np.int64)
+    assert dreduce.reduce("add", H(x), 1, out=H(out), backend=be).a is out
+    np.testing.assert_array_equal(out, np.add.reduce(x, axis=1))
+    out = np.full((5, 7), -1, np.float32)
+    dreduce.reduce("add", H(x), 1, out=H(out), backend=be)
+    np.testing.assert_array_equal(out, np.add.reduce(x, axis=1, out=np.empty((5, 7),
+                                                                             np.float32)))
+    out0 = np.zeros((), np.int64)
+    dreduce.reduce("maximum", H(x), None, out=(H(out0),), backend=be)
+    assert out0 == x.max()
+
+
+def test_output_layout_follows_input(be):
+    """out=None: the input's dim order (NumPy's order='K'), as on the CPU."""
+    x = np.ascontiguousarray(np.ones((4, 5, 6), np.float32).transpose(2, 0, 1)).transpose(1, 2, 0)
+    for axis, keepdims in ((1, False), (1, True), ((0,), False)):
+        got = dreduce.reduce("add", H(x), axis, keepdims=keepdims, backend=be).a
+        want = titer.reduce("add", x, axis, keepdims=keepdims)
+        assert got.strides == want.strides, (axis, keepdims)
+
+
+def test_empty_reductions(be):
+    x = np.zeros((0, 4), np.float64)
+    np.testing.assert_array_equal(dreduce.reduce("add", H(x), 0, backend=be).a, np.zeros(4))
+    np.testing.assert_array_equal(dreduce.reduce("multiply", H(x), 0, backend=be).a, np.ones(4))
+    assert dreduce.reduce("add", H(x), 1, backend=be).a.shape == (0,)
+    with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
+        dreduce.reduce("maximum", H(x), 0, backend=be)
+    got = dreduce.reduce("maximum", H(x), 0, initial=-1.5, backend=be).a
+    np.testing.assert_array_equal(got, np.maximum.reduce(x, axis=0, initial=-1.5))
+
+
+def test_reduce_errors(be):
+    x = H(np.ones((3, 4), np.float32))
+    with pytest.raises(ValueError, match="wrong shape"):
+        dreduce.reduce("add", x, 0, out=H(np.zeros(3, np.float32)), backend=be)
+    with pytest.raises(ValueError, match="does not have an identity"):
+        dreduce.reduce("maximum", x, 0, where=H(np.ones((3, 4), bool)), backend=be)
+    with pytest.raises(np.exceptions.AxisError):
+        dreduce.reduce("add", x, 2, backend=be)
+    with pytest.raises(ValueError, match="reduce only supported for binary"):
+        dreduce.reduce("sqrt", x, 0, backend=be)
+    with pytest.raises(ValueError, match="has no operation"):
+        dreduce.reduce("nope", x, 0, backend=be)
+    with pytest.raises(TypeError, match="device array"):
+        dreduce.reduce("add", x, 0, out=np.zeros(4, np.float32), backend=be)
+    with pytest.raises(TypeError, match="where= must be a device array"):
+        dreduce.reduce("add", x, 0, where=np.ones((3, 4), bool), backend=be)
+
+
+@pytest.mark.parametrize("name", ["add", "multiply", "maximum", "subtract", "logical_or"])
+def test_accumulate(be, name):
+    rng = np.random.default_rng(6)
+    ufunc = getattr(np, name)
+    for char in "?bilfdF":
+        sigs = be.manifest["ops"][name]["kernels"]
+        x = values(char, (5, 8, 3), rng, near_one=name == "multiply")
+        for label, v in layouts(x):
+            for axis in (0, 1, 2):
+                with np.errstate(all="ignore"):
+                    try:
+                        want = ufunc.accumulate(v, axis=axis)
+                    except TypeError:
+                        continue
+                sig = "%s%s->%s" % ((want.dtype.char,) * 3)
+                if sig not in sigs:
+                    continue
+                got = dreduce.accumulate(name, H(v), axis, backend=be).a
+                assert got.dtype == want.dtype
+                if char == "F" and name == "multiply":
+                    # NumPy's complex64 multiply rounds like FMA in its SIMD
+                    # loop; titer's kernel is the plain formula (README)
+                    np.testing.assert_allclose(got, want, rtol=1e-6)
+                else:
+                    np.testing.assert_array_equal(got, want)
+
+
+def test_accumulate_out_and_in_place(be):
+    x = np.arange(24, dtype=np.int32).reshape(4, 6)
+    out = np.zeros((4, 6), np.float64)
+    dreduce.accumulate("add", H(x), 1, out=H(out), backend=be)
+    np.testing.assert_array_equal(out, np.add.accumulate(x, axis=1, dtype=np.float64))
+    y = x.astype(np.int64)
+    want = np.add.accumulate(y, axis=0)
+    dreduce.accumulate("add", H(y), 0, out=H(y), backend=be)
+    np.testing.assert_array_equal(y, want)
+    with pytest.raises(ValueError, match="does not match the input shape"):
+        dreduce.accumulate("add", H(x), 0, out=H(np.zeros((4, 5))), backend=be)
+    with pytest.raises(TypeError, match="one integer axis"):
+        dreduce.accumulate("add", H(x), None, backend=be)
+
+
+def test_mean(be):
+    rng = np.random.default_rng(7)
+    for char in "ifed":
+        x = values(char, (6, 10), rng)
+        for axis in (None, 0, 1):
+            got = dreduce.mean(H(x), axis, backend=be).a
+            want = np.mean(x, axis=axis)
+            assert got.dtype == want.dtype
+            np.testing.assert_allclose(got, want, rtol={"e": 2e-3, "f": 1e-5}.get(char, 1e-12))
+    mask = rng.integers(0, 2, (6, 10)).astype(bool)
+    mask[:, 0] = True
+    x = values("d", (6, 10), rng)
+    np.testing.assert_allclose(dreduce.mean(H(x), 0, where=H(mask), backend=be).a,
+                               np.mean(x, axis=0, where=mask), rtol=1e-12)
+
+
+# ---- copies ------------------------------------------------------------------
+
+CHARS = "?bBhHiIlLefdFD"
+
+
+def test_copy_every_dtype_pair(be):
+    """copy.cu's cast kernel for all 196 pairs, from a transposed source."""
+    rng = np.random.default_rng(8)
+    for s in CHARS:
+        src = values(s, (6, 5), rng).T
+        if np.dtype(s).kind in "fc":
+            src = np.abs(src)                 # in range for every integer dtype
+        for d in CHARS:
+            dst = np.zeros((5, 6), d)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+                dcopy.copy(H(dst), H(src), casting="unsafe", backend=be)
+                want = np.zeros((5, 6), d)
+                np.copyto(want, src, casting="unsafe")
+            np.testing.assert_array_equal(dst, want, err_msg="%s -> %s" % (s, d))
+
+
+def test_copy_broadcast_scalar_overlap(be):
+    dst = np.zeros((4, 6), np.float32)
+    dcopy.copy(H(dst), H(np.arange(6, dtype=np.int16)), backend=be)
+    np.testing.assert_array_equal(dst, np.broadcast_to(np.arange(6), (4, 6)))
+    dcopy.copy(H(dst), 2.5, backend=be)
+    assert (dst == 2.5).all()
+    dcopy.copy(H(dst), np.float64(-1.0), backend=be)
+    assert (dst == -1).all()
+    a = np.arange(20, dtype=np.int64)
+    want = a.copy()
+    want[2:] = a[:-2].copy()
+    dcopy.copy(H(a[2:]), H(a[:-2]), backend=be)     # overlapping: as if src were copied
+    np.testing.assert_array_equal(a, want)
+    with pytest.warns(np.exceptions.ComplexWarning):
+        dcopy.copy(H(dst), H(np.ones(6, np.complex64)), casting="unsafe", backend=be)
+
+
+def test_copy_errors(be):
+    dst = H(np.zeros((3, 4), np.int32))
+    with pytest.raises(TypeError, match="Cannot cast array data"):
+        dcopy.copy(dst, H(np.ones((3, 4))), backend=be)
+    with pytest.raises(TypeError, match="Cannot cast scalar"):
+        dcopy.copy(dst, 1.5, backend=be)
+    with pytest.raises(ValueError, match="could not broadcast"):
+        dcopy.copy(dst, H(np.ones(3, np.int32)), backend=be)
+    with pytest.raises(TypeError, match="cannot mix NumPy arrays"):
+        dcopy.copy(dst, np.ones((3, 4), np.int32), backend=be)
+    with pytest.raises(OverflowError):
+        dcopy.copy(dst, 2**40, backend=be)
+    with pytest.raises(ValueError, match="internal overlap"):
+        dcopy.copy(H(np.broadcast_to(np.zeros(4, np.int32), (3, 4))), 1, backend=be)
+
+
+@pytest.mark.parametrize("fmt", ["contiguous", "channels_last", "preserve"])
+def test_ascontiguous_and_empty_like_match_cpu(be, fmt):
+    rng = np.random.default_rng(9)
+    base = values("f", (2, 3, 4, 5), rng)
+    for x in (base, base.transpose(0, 2, 3, 1), base[:, ::-1, ::2], base.transpose(3, 2, 1, 0)):
+        got = dcopy.ascontiguous(H(x), fmt, backend=be)
+        want = titer.ascontiguous(x, fmt)
+        assert (got.a is x) == (want is x)
+        assert got.a.strides == want.strides
+        np.testing.assert_array_equal(got.a, x)
+        e = dcopy.empty_like(H(x), fmt, dtype=np.int16, backend=be)
+        assert e.a.strides == titer.empty_like(x, fmt, dtype=np.int16).strides
+
+
+def test_public_entry_points_route_device_arrays(routed):
+    """titer.sum / max / any / mean / reduce / accumulate / copy /
+    ascontiguous / empty_like take device arrays to titer.cuda."""
+    rng = np.random.default_rng(10)
+    x = values("i", (8, 9), rng)
+    np.testing.assert_array_equal(titer.sum(H(x), axis=0).a, x.sum(axis=0))
+    np.testing.assert_array_equal(titer.prod(H(x % 3 + 1), axis=1).a, (x % 3 + 1).prod(axis=1))
+    np.testing.assert_array_equal(titer.max(H(x)).a, x.max())
+    np.testing.assert_array_equal(titer.min(H(x), axis=1).a, x.min(axis=1))
+    np.testing.assert_array_equal(titer.any(H(x > 5), axis=0).a, (x > 5).any(axis=0))
+    np.testing.assert_array_equal(titer.all(H(x > -30), axis=1).a, (x > -30).all(axis=1))
+    np.testing.assert_allclose(titer.mean(H(x), axis=1).a, x.mean(axis=1), rtol=1e-12)
+    np.testing.assert_array_equal(titer.accumulate("add", H(x), 1).a, np.cumsum(x, axis=1))
+    dst = np.zeros((9, 8), np.float64)
+    titer.copy(H(dst), H(x.T))
+    np.testing.assert_array_equal(dst, x.T)
+    c = titer.ascontiguous(H(x.T))
+    assert c.a.flags.c_contiguous and np.array_equal(c.a, x.T)
+    assert titer.empty_like(H(x.T)).a.strides == x.T.strides
+    routed.launched.clear()
+    titer.sum(H(x))
+    assert routed.launched and all(k.startswith("titer_add_ll_l") for k in routed.launched)
+
+
+def test_reduce_config_bounds():
+    """Host-side config: power-of-two lanes, <= RBLOCK threads, every split
+    block has work, grid.y within limits, ordered ops one lane in order."""
+    cases = [((1 << 20,), (4,), (), (), ()), ((7,), (4,), (1000,), (28,), (4,)),
+             ((1000,), (4000,), (7,), (4,), (4,)), ((1 << 31,), (1,), (), (), ()),
+             ((3, 5), (4, 12), (1 << 20,), (60,), (4,))]
+    for rshape, rst, kshape, kst, kout in cases:
+        rp = plan.ReducePlan(rshape, rst, kshape, kst, kout)
+        nred = plan.numel(rshape)
+        for ordered in (False, True):
+            for sms in (1, 132):
+                c = plan.reduce_config(rp, ordered, sms)
+                bx, by, _ = c.block
+                assert bx * by <= plan.RBLOCK and bx & (bx - 1) == 0 and by & (by - 1) == 0
+                lanes = by if c.out_on_x else bx
+                assert c.grid[1] == c.nsplit <= plan.MAX_GRID_Y
+                assert (c.nsplit - 1) * lanes < nred
+                if ordered:
+                    assert lanes == 1 and c.nsplit == 1
+    inner = plan.reduce_config(plan.ReducePlan((4096,), (4,), (64,), (16384,), (4,)), False)
+    outer = plan.reduce_config(plan.ReducePlan((4096,), (256,), (64,), (4,), (4,)), False)
+    assert inner.out_on_x == 0 and outer.out_on_x == 1
