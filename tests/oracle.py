@@ -148,3 +148,17 @@ def layouts(make, dtypes):
     yield "unaligned", [unaligned(x) if x.dtype.itemsize > 1 else x for x in base]
     yield "byte-swapped", [byteswapped(x) for x in base]
     yield "long 1-d (several blocks)", [make(dt, (2100,), seed=i) for i, dt in enumerate(dtypes)]
+
+
+def gpu_available():
+    """A CUDA GPU that CuPy can use (GPU tests skip without one)."""
+    try:
+        import cupy
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:            # ImportError, CUDARuntimeError: no driver / device
+        return False
+
+
+def gpu_free_bytes():
+    import cupy
+    return cupy.cuda.Device().mem_info[0]

@@ -39,6 +39,8 @@ def empty_like(x, memory_format="preserve", dtype=None):
     """ATen's empty_like: 'preserve' keeps x's strides when x is
     non-overlapping and dense, else takes suggest_memory_format(x);
     'contiguous' / 'channels_last' / 'channels_last_3d' give that layout."""
+    if _is_device(x):
+        return _cuda_entry("copy", "empty_like")(x, memory_format, dtype)
     xa = x if cnp.PyArray_Check(x) else np.asarray(x)
     _check_format(memory_format)
     dt = xa.dtype if dtype is None else np.dtype(dtype)
@@ -56,6 +58,8 @@ def ascontiguous(x, memory_format="contiguous"):
     """ATen's contiguous(memory_format): x itself when it already has that
     layout, else a clone in it ('preserve': x when non-overlapping and
     dense, else a clone in its suggested format)."""
+    if _is_device(x):
+        return _cuda_entry("copy", "ascontiguous")(x, memory_format)
     xa = x if cnp.PyArray_Check(x) else np.asarray(x)
     _check_format(memory_format)
     if memory_format == "preserve":
@@ -95,6 +99,8 @@ def copy(dst, src, casting="same_kind"):
     """``numpy.copyto(dst, src, casting)``: src broadcast into dst, dtype
     conversion in titer's cast loops, NumPy's warnings for NaN/inf to
     integers and overflow to float16.  Returns dst."""
+    if _is_device(dst):
+        return _cuda_entry("copy", "copy")(dst, src, casting)
     if not cnp.PyArray_Check(dst):
         raise TypeError("copy: dst must be a numpy.ndarray, got %s" % type(dst).__name__)
     d = dst

@@ -373,15 +373,25 @@ cdef int _build_and_run(OpEntry op, list arrays, Resolved res, titer_loop1d loop
     return 0
 
 
-def _cuda_elementwise(name, out, *inputs, dtype=None, casting="same_kind"):
-    """GPU arrays (``__cuda_array_interface__``) go to titer.cuda, imported
-    only now: importing titer never touches CUDA or CuPy."""
+cdef inline bint _is_device(x):
+    """A GPU array (``__cuda_array_interface__``), not a NumPy one."""
+    return not cnp.PyArray_Check(x) and hasattr(x, "__cuda_array_interface__")
+
+
+def _cuda_entry(module, name):
+    """titer.cuda.<module>.<name>, imported only when a GPU array arrives:
+    importing titer never touches CUDA or CuPy."""
+    import importlib
     try:
-        from .cuda.dispatch import elementwise as cuda_elementwise
+        return getattr(importlib.import_module("titer.cuda." + module), name)
     except ImportError as exc:
-        raise ImportError("titer got a GPU array for %r but its CUDA side is unavailable "
-                          "(titer.cuda.dispatch: %s)" % (name, exc)) from exc
-    return cuda_elementwise(name, out, *inputs, dtype=dtype, casting=casting)
+        raise ImportError("titer got a GPU array for %s but its CUDA side is unavailable "
+                          "(titer.cuda.%s: %s)" % (name, module, exc)) from exc
+
+
+def _cuda_elementwise(name, out, *inputs, dtype=None, casting="same_kind"):
+    return _cuda_entry("dispatch", "elementwise")(name, out, *inputs, dtype=dtype,
+                                                  casting=casting)
 
 
 _ORDERS = {"K": "K", "C": "C", "F": "F", "A": "A", "k": "K", "c": "C", "f": "F", "a": "A",

@@ -160,7 +160,11 @@ def _scalar_bytes(value, T):
 def reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, initial=np._NoValue,
            where=True):
     """``numpy.<name>.reduce(x, axis, dtype, out, keepdims, initial, where)``
-    computed by titer (note: ``axis`` defaults to None, all axes)."""
+    computed by titer (note: ``axis`` defaults to None, all axes).  A CuPy
+    array reduces on its GPU (a 0-d device array for a scalar result)."""
+    if _is_device(x):
+        return _cuda_entry("reduce", "reduce")(name, x, axis, dtype, out, keepdims, initial,
+                                               where)
     result = _reduce_impl(name, x, axis, dtype, out, keepdims, initial, where)
     if out is None and result.ndim == 0:
         return result[()]
@@ -349,6 +353,8 @@ def all_(x, axis=None, out=None, keepdims=False, *, where=True):
 def mean_(x, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     """``numpy.mean``: the sum (float64 for integers, float32 for float16)
     divided by the count, both in titer's loops."""
+    if _is_device(x):
+        return _cuda_entry("reduce", "mean")(x, axis, dtype, out, keepdims, where)
     xa = x if cnp.PyArray_Check(x) else np.asarray(x)
     axes = _normalize_axes(axis, xa.ndim)
     half_result = False

@@ -28,12 +28,22 @@ class CupyBackend:
         self._modules = {}              # (device id, op) -> RawModule
         self._functions = {}            # (device id, kernel name) -> RawKernel
         self._lock = threading.Lock()
+        self._sms = {}                  # device id -> multiprocessor count
 
     @classmethod
     def get(cls):
         if cls._instance is None:
             cls._instance = cls()
         return cls._instance
+
+    def sm_count(self):
+        """Multiprocessors of the current device (how wide a reduction goes)."""
+        device = cupy.cuda.Device().id
+        count = self._sms.get(device)
+        if count is None:
+            count = self._sms[device] = cupy.cuda.Device(device).attributes[
+                "MultiProcessorCount"]
+        return count
 
     # ---- arrays ----
     def device_of(self, x):

@@ -60,6 +60,12 @@ def manifest():
     return _manifest
 
 
+def default_backend():
+    """The CuPy backend (imports CuPy: only called with device arrays)."""
+    from ._cupy import CupyBackend
+    return CupyBackend.get()
+
+
 def is_device_array(x):
     return hasattr(x, "__cuda_array_interface__") and not isinstance(x, np.ndarray)
 
@@ -95,6 +101,14 @@ class DeviceInfo:
         align = self.dtype.alignment
         if self.ptr % align or any(s % align for s in self.strides):
             raise ValueError("unaligned device arrays are not supported")
+
+    @classmethod
+    def of(cls, ptr, shape, strides, dtype, array=None):
+        """Metadata for a view that has no array object of its own."""
+        self = cls.__new__(cls)
+        self.array, self.ptr, self.shape = array, ptr, tuple(shape)
+        self.strides, self.dtype = tuple(strides), np.dtype(dtype)
+        return self
 
     def extent(self):
         """[lo, hi) bytes the array touches (None when empty)."""
@@ -199,8 +213,7 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", backend=Non
             raise TypeError("return arrays must be device arrays here, got %s"
                             % type(o).__name__)
     if backend is None:
-        from ._cupy import CupyBackend
-        backend = CupyBackend.get()
+        backend = default_backend()
     devices = {backend.device_of(x) for x in operands if is_device_array(x)}
     if len(devices) > 1:
         raise ValueError("titer.elementwise: operands are on different devices %s"

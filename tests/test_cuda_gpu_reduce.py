@@ -1,0 +1,169 @@
+"""Reductions, scans and copies on CuPy arrays with titer's kernels, against
+the CPU path / NumPy.  Skips cleanly without a CUDA GPU / CuPy; the same
+kernels run on the CPU in test_cuda_shim_reduce.py."""
+import warnings
+
+import numpy as np
+import pytest
+
+import titer
+from oracle import gpu_available, gpu_free_bytes
+from titer import _ops
+
+pytestmark = pytest.mark.skipif(not gpu_available(), reason="no CUDA GPU / CuPy")
+
+if gpu_available():
+    import cupy as cp
+    from titer.cuda import dispatch
+
+CHARS = "?bBhHiIlLefdFD"
+
+
+def values(char, shape, rng, near_one=False):
+    dt = np.dtype(char)
+    n = int(np.prod(shape))
+    if dt.kind == "b":
+        v = rng.integers(0, 2, n)
+    elif dt.kind in "iu":
+        info = np.iinfo(dt)
+        v = rng.integers(max(info.min, -20), min(info.max, 20) + 1, n)
+    elif near_one:
+        v = 1 + 0.01 * rng.standard_normal(n)
+    else:
+        v = rng.standard_normal(n) * 4
+    if dt.kind == "c":
+        v = v + 0.01j * rng.standard_normal(n)
+    return np.asarray(v).astype(dt).reshape(shape)
+
+
+def close_to_exact(name, got, x, axis):
+    """Float sums/products: within a few roundings of the float64 result."""
+    got = cp.asnumpy(got)
+    wide = np.complex128 if got.dtype.kind == "c" else np.float64
+    exact = getattr(np, name).reduce(x.astype(wide), axis=axis)
+    eps = np.finfo(got.dtype).eps
+    if name == "add":
+        bound = 8 * eps * np.add.reduce(np.abs(x).astype(np.float64), axis=axis)
+    else:
+        bound = 4 * eps * (x.size // max(np.asarray(exact).size, 1)) * np.abs(exact)
+    assert np.all(np.abs(got.astype(wide) - exact) <= bound + 1e-300)
+
+
+def reduce_ops():
+    if not gpu_available():
+        return ["add"]
+    m = dispatch.manifest()
+    return sorted(n for n, e in m["ops"].items()
+                  if any("reduce_acc" in k for k in e["kernels"].values()))
+
+
+@pytest.mark.parametrize("name", reduce_ops())
+def test_every_reduction_kernel(name):
+    rng = np.random.default_rng(0)
+    for sig, k in dispatch.manifest()["ops"][name]["kernels"].items():
+        if "reduce_acc" not in k:
+            continue
+        char = sig[0]
+        x = values(char, (7, 300, 5), rng, near_one=name == "multiply")
+        for view in (x, x.transpose(2, 0, 1), x[::-1, ::3]):
+            for axis in (None, 0, 1, 2, (0, 2)):
+                try:
+                    with np.errstate(all="ignore"):
+                        want = titer.reduce(name, view, axis, dtype=char)
+                except ValueError:                 # not reorderable: one axis only
+                    with pytest.raises(ValueError):
+                        titer.reduce(name, cp.asarray(view), axis, dtype=char)
+                    continue
+                got = titer.reduce(name, cp.asarray(view), axis, dtype=char)
+                want = np.asarray(want)
+                assert got.dtype == want.dtype and got.shape == want.shape
+                if char in "efdFD" and name in ("add", "multiply"):
+                    close_to_exact(name, got, view.astype(char), axis)
+                elif char in "efdFD" and name not in ("maximum", "minimum", "fmax", "fmin"):
+                    np.testing.assert_allclose(cp.asnumpy(got), want, rtol=1e-5)
+                else:
+                    np.testing.assert_array_equal(cp.asnumpy(got), want)
+
+
+@pytest.mark.parametrize("shape,axis", [((1 << 24,), None), ((1 << 14, 3), 0),
+                                        ((3, 1 << 20), 1), ((4096, 4096), 0),
+                                        ((4096, 4096), 1)])
+def test_big_reductions_exact_and_reproducible(shape, axis):
+    rng = np.random.default_rng(1)
+    x = rng.integers(-1000, 1000, shape).astype(np.int32)
+    gx = cp.asarray(x)
+    np.testing.assert_array_equal(cp.asnumpy(titer.sum(gx, axis)), x.sum(axis))
+    np.testing.assert_array_equal(cp.asnumpy(titer.max(gx, axis)), x.max(axis))
+    f = cp.asarray(x.astype(np.float32) / 7)
+    first = cp.asnumpy(titer.sum(f, axis))
+    for _ in range(3):
+        np.testing.assert_array_equal(cp.asnumpy(titer.sum(f, axis)), first)
+    close_to_exact("add", first, x.astype(np.float32) / 7, axis)
+
+
+def test_options_match_cpu():
+    rng = np.random.default_rng(2)
+    x = values("i", (6, 7, 8), rng)
+    gx = cp.asarray(x)
+    mask = rng.integers(0, 2, (7, 8)).astype(bool)
+    for kw in ({"keepdims": True}, {"initial": 5}, {"where": mask, "initial": 0}):
+        for axis in (None, 1, (0, 2)):
+            want = titer.reduce("add", x, axis, **kw)
+            gkw = dict(kw, where=cp.asarray(kw["where"])) if "where" in kw else kw
+            got = titer.reduce("add", gx, axis, **gkw)
+            np.testing.assert_array_equal(cp.asnumpy(got), want)
+            assert got.strides == np.asarray(want).strides
+    out = cp.zeros((6, 8), np.float32)
+    titer.sum(gx, 1, out=out)
+    np.testing.assert_array_equal(cp.asnumpy(out), x.sum(1).astype(np.float32))
+    np.testing.assert_allclose(cp.asnumpy(titer.mean(gx, 0)), x.mean(0), rtol=1e-12)
+    assert bool(titer.any(gx > 15)) == bool((x > 15).any())
+    assert bool(titer.all(gx > -30)) == bool((x > -30).all())
+    with pytest.raises(ValueError, match="zero-size array"):
+        titer.max(cp.zeros((0, 3)), 0)
+    with pytest.raises(TypeError):
+        titer.sum(gx, 0, out=np.zeros((7, 8)))
+
+
+def test_accumulate():
+    rng = np.random.default_rng(3)
+    for char in "?ilfd":
+        x = values(char, (50, 40), rng)
+        for axis in (0, 1):
+            for name in ("add", "maximum", "multiply"):
+                want = titer.accumulate(name, x.T, axis)
+                got = titer.accumulate(name, cp.asarray(x.T), axis)
+                np.testing.assert_array_equal(cp.asnumpy(got), want)
+
+
+def test_copy_every_pair_and_layouts():
+    rng = np.random.default_rng(4)
+    for s in CHARS:
+        src = np.abs(values(s, (40, 30), rng)).T if np.dtype(s).kind in "fc" \
+            else values(s, (40, 30), rng).T
+        gsrc = cp.asarray(src)
+        for d in CHARS:
+            want = np.zeros((30, 40), d)
+            got = cp.zeros((30, 40), d)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+                titer.copy(want, src, casting="unsafe")
+                titer.copy(got, gsrc, casting="unsafe")
+            np.testing.assert_array_equal(cp.asnumpy(got), want, err_msg="%s->%s" % (s, d))
+    x = cp.asarray(values("f", (2, 3, 4, 5), rng)).transpose(0, 2, 3, 1)
+    for fmt in ("contiguous", "channels_last", "preserve"):
+        c = titer.ascontiguous(x, fmt)
+        assert c.strides == titer.ascontiguous(cp.asnumpy(x), fmt).strides
+        np.testing.assert_array_equal(cp.asnumpy(c), cp.asnumpy(x))
+        assert titer.empty_like(x, fmt).strides == titer.empty_like(cp.asnumpy(x), fmt).strides
+
+
+def test_huge_reductions_64bit_indices():
+    n = 2**31 + 2**20
+    if gpu_free_bytes() < n + 2**20:
+        pytest.skip("needs %.1f GiB of free GPU memory" % (n / 2**30))
+    a = cp.ones(n, np.int8)
+    assert int(titer.sum(a)) == n
+    b = a.reshape(2, n // 2)
+    np.testing.assert_array_equal(cp.asnumpy(titer.sum(b, 1)), [n // 2, n // 2])
+    np.testing.assert_array_equal(cp.asnumpy(titer.sum(b, 0))[:5], [2] * 5)

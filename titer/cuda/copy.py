@@ -1,0 +1,215 @@
+"""``titer.copy`` / ``ascontiguous`` / ``empty_like`` for CuPy arrays.
+
+Every element goes through ``copy.cu``: an identity kernel per destination
+dtype whose cast variant loads any source dtype (LoadWithCast), so a dtype
+conversion is one pass with no converted copy.  The layouts (broadcasting,
+dim order, coalescing, memory formats) come from titer's CPU iterator and
+layout helpers run on zero-size stand-ins, as in ``dispatch.elementwise``.
+"""
+import warnings
+
+import numpy as np
+
+from . import dispatch, plan as _plan
+from .dispatch import (DeviceInfo, dtype_code, has_internal_overlap,
+                       is_device_array, manifest, stand_in)
+
+_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
+
+
+def contiguous_strides(shape, itemsize, order=None):
+    """Packed strides with dims laid out slowest first in `order`."""
+    order = tuple(range(len(shape))) if order is None else tuple(order)
+    strides = [0] * len(shape)
+    acc = itemsize
+    for d in reversed(order):
+        strides[d] = acc
+        acc *= max(shape[d], 1)
+    return tuple(strides)
+
+
+def copy_view(backend, dst, src, devices=None):
+    """Write src (a DeviceInfo, or a NumPy scalar of dst's dtype) into dst (a
+    DeviceInfo), broadcasting; no checks: the callers made them."""
+    from .._core import IterConfig
+    if _plan.numel(dst.shape) == 0:
+        return
+    scalar = not isinstance(src, DeviceInfo)
+    cfg = (IterConfig().resize_outputs(False).check_all_same_dtype(False)
+           .check_mem_overlap(False))
+    cfg.add_output(stand_in(dst.shape, dst.strides, dst.dtype))
+    cfg.add_input(np.zeros((), dst.dtype) if scalar
+                  else stand_in(src.shape, src.strides, src.dtype))
+    it = cfg.build()
+    sig = "%s->%s" % (dst.dtype.char, dst.dtype.char)
+    entry = backend_manifest(backend)["copy"]["kernels"][sig]
+    piece = _plan.Piece(tuple(it.shape), (tuple(it.strides(0)), tuple(it.strides(1))), (0, 0))
+    code = dtype_code(dst.dtype)
+    if scalar:
+        scalar_bytes = [None, np.asarray(src, dst.dtype).tobytes()]
+        mem_codes, bases = [code, code], [dst.ptr, 0]
+    else:
+        scalar_bytes = [None, None]
+        mem_codes, bases = [code, dtype_code(src.dtype)], [dst.ptr, src.ptr]
+    device = next(iter(devices)) if devices else None
+    for launch in _plan.plan_launches(entry["stem"], piece, bases, mem_codes, [code, code],
+                                      scalar_bytes, entry["vec"]):
+        backend.launch(backend_manifest(backend)["copy"]["module"], launch, device)
+
+
+def backend_manifest(backend):
+    return getattr(backend, "manifest", None) or manifest()
+
+
+def allocate(backend, shape, dtype, strides, devices):
+    arr = backend.empty(tuple(shape), np.dtype(dtype), tuple(strides), devices)
+    return arr, DeviceInfo(arr)
+
+
+def _weak_scalar(value, dst_dtype, casting):
+    """A Python scalar as NumPy's copyto sees it (NEP 50: weak)."""
+    if not np.can_cast(np.result_type(dst_dtype, value), dst_dtype, casting):
+        raise TypeError("Cannot cast scalar from %r to %r according to the rule %r"
+                        % (np.asarray(value).dtype, dst_dtype, casting))
+    if type(value) is int and dst_dtype.kind in "iu":
+        info = np.iinfo(dst_dtype)
+        if not info.min <= value <= info.max:
+            raise OverflowError("Python integer %d out of bounds for %s" % (value, dst_dtype))
+    return np.asarray(value)
+
+
+def _shape_str(shape):
+    return "(" + ",".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def copy(dst, src, casting="same_kind", backend=None):
+    """``numpy.copyto(dst, src, casting)`` with a device dst: src (a device
+    array or a scalar) broadcast into dst, converted in titer's cast kernel."""
+    if not is_device_array(dst):
+        raise TypeError("copy: dst must be an array, got %s" % type(dst).__name__)
+    if isinstance(src, np.ndarray):
+        raise TypeError("titer.copy: cannot mix NumPy arrays and device (CuPy) arrays; "
+                        "move them to one side first (cupy.asarray / cupy.asnumpy)")
+    if casting not in _CASTINGS:
+        raise ValueError("casting must be one of 'no', 'equiv', 'safe', 'same_kind', or "
+                         "'unsafe'")
+    backend = backend or dispatch.default_backend()
+    d = DeviceInfo(dst)
+    dtype_code(d.dtype)
+    if getattr(getattr(dst, "flags", None), "writeable", True) is False:
+        raise ValueError("copy: dst is read-only")
+    weak = type(src) in (bool, int, float, complex)
+    if weak:
+        s = _weak_scalar(src, d.dtype, casting)
+        src_shape, src_dtype = (), s.dtype
+    elif isinstance(src, np.generic):
+        src_shape, src_dtype = (), src.dtype
+        s = src
+    elif is_device_array(src):
+        s = DeviceInfo(src)
+        src_shape, src_dtype = s.shape, s.dtype
+    else:
+        raise TypeError("copy: unsupported source type %s with a device dst"
+                        % type(src).__name__)
+    dtype_code(src_dtype)
+    if not weak and not np.can_cast(src_dtype, d.dtype, casting):
+        raise TypeError("Cannot cast array data from %r to %r according to the rule %r"
+                        % (src_dtype, d.dtype, casting))
+    try:
+        shape = np.broadcast_shapes(src_shape, d.shape)
+    except ValueError:
+        shape = None
+    if shape != d.shape:
+        raise ValueError("could not broadcast input array from shape %s into shape %s"
+                         % (_shape_str(src_shape), _shape_str(d.shape)))
+    if has_internal_overlap(d.shape, d.strides, d.dtype.itemsize):
+        raise ValueError("copy: dst has internal overlap (a stride-0 or overlapping "
+                         "dimension); it cannot be written element by element")
+    devices = {backend.device_of(dst)}
+    if not isinstance(s, DeviceInfo):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+            value = np.asarray(s).astype(d.dtype)      # the one scalar conversion
+        if src_dtype.kind == "c" and d.dtype.kind not in "cb":
+            warnings.warn("Casting complex values to real discards the imaginary part",
+                          np.exceptions.ComplexWarning, stacklevel=2)
+        copy_view(backend, d, value, devices)
+        return dst
+    devices.add(backend.device_of(src))
+    if len(devices) > 1:
+        raise ValueError("titer.copy: dst and src are on different devices %s" % sorted(devices))
+    if _plan.numel(d.shape) == 0 or (s.ptr == d.ptr and s.shape == d.shape
+                                     and s.strides == d.strides and s.dtype == d.dtype):
+        return dst
+    if _overlaps(s, d):
+        s = clone(backend, s, devices)       # as if src were copied first (NumPy's rule)
+    if s.dtype.kind == "c" and d.dtype.kind not in "cb":
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      np.exceptions.ComplexWarning, stacklevel=2)
+    copy_view(backend, d, s, devices)
+    return dst
+
+
+def _overlaps(a, b):
+    ea, eb = a.extent(), b.extent()
+    return ea is not None and eb is not None and ea[0] < eb[1] and eb[0] < ea[1]
+
+
+def clone(backend, info, devices=None, dtype=None, order=None):
+    """A packed copy of info (in x's own dim order unless `order`), as a
+    DeviceInfo whose .array is the new device array."""
+    dt = info.dtype if dtype is None else np.dtype(dtype)
+    if order is None:
+        order = preserve_order(info)
+    _, new = allocate(backend, info.shape, dt, contiguous_strides(info.shape, dt.itemsize, order),
+                      devices or set())
+    copy_view(backend, new, info, devices)
+    return new
+
+
+def preserve_order(info):
+    """ATen's empty_like(preserve): x's own dim order when x is
+    non-overlapping and dense (and not reversed), else its suggested format."""
+    from .. import _core
+    x = stand_in(info.shape, info.strides, info.dtype)
+    if _core.is_non_overlapping_and_dense(x) and all(s >= 0 for s in info.strides):
+        return tuple(sorted(range(len(info.shape)), key=lambda d: (-info.strides[d], d)))
+    return _core._format_order(len(info.shape), _core.suggest_memory_format(x))
+
+
+def empty_like(x, memory_format="preserve", dtype=None, backend=None):
+    """titer.empty_like for a device array: the same layout rule as the CPU."""
+    from .. import _core
+    _core._check_format(memory_format)
+    backend = backend or dispatch.default_backend()
+    info = DeviceInfo(x)
+    dt = info.dtype if dtype is None else np.dtype(dtype)
+    dtype_code(dt)
+    if memory_format == "preserve":
+        order = preserve_order(info)
+    else:
+        order = _core._format_order(len(info.shape), memory_format)
+    arr, _ = allocate(backend, info.shape, dt, contiguous_strides(info.shape, dt.itemsize, order),
+                      {backend.device_of(x)})
+    return arr
+
+
+def ascontiguous(x, memory_format="contiguous", backend=None):
+    """titer.ascontiguous for a device array: x itself when it already has
+    the layout, else a copy in it made by titer's kernels."""
+    from .. import _core
+    _core._check_format(memory_format)
+    backend = backend or dispatch.default_backend()
+    info = DeviceInfo(x)
+    dtype_code(info.dtype)
+    probe = stand_in(info.shape, info.strides, info.dtype)
+    if memory_format == "preserve":
+        if _core.is_non_overlapping_and_dense(probe):
+            return x
+    elif memory_format == "contiguous" or len(info.shape) in (4, 5):
+        if _core.is_contiguous(probe, memory_format):
+            return x
+    devices = {backend.device_of(x)}
+    dst = empty_like(x, memory_format, backend=backend)
+    copy_view(backend, DeviceInfo(dst), info, devices)
+    return dst
