@@ -7,7 +7,7 @@
  *    and y threads share each output's reduction (outer reductions: the kept
  *    dim is fastest in memory, loads coalesce across outputs) or the other way
  *    round (inner reductions).  Each thread folds a strided slice in a fixed
- *    order, then a shared-memory tree combines the block's lanes in a fixed
+ *    order (four accumulators, for four loads in flight), then a shared-memory tree combines the block's lanes in a fixed
  *    order.  gridDim.y > 1 splits big reductions over blocks: each block
  *    writes its partial, and <stem>_reduce_final combines the partials in
  *    order.  No atomics: every launch gives the same bits.
@@ -108,8 +108,31 @@ static __device__ __forceinline__ void titer_reduce(const titer_rparams &p) {
             has = 1;
         }
         const uint64_t step = (uint64_t)lanes * gridDim.y;
+        uint64_t r = (uint64_t)blockIdx.y * lanes + lane;
+        if (!p.ordered && r + 3 * step < (uint64_t)p.nred) {
+            /* four loads in flight per lane (memory parallelism), four
+             * accumulators combined in a fixed order */
+            A acc4[4];
+#pragma unroll
+            for (int k = 0; k < 4; k++)
+                acc4[k] = titer_reduce_load<R, CAST>(p, base + titer_dims_offset(
+                    p.rsize, p.rstride, p.rndim, r + k * step));
+            r += 4 * step;
 #pragma unroll 1
-        for (uint64_t r = (uint64_t)blockIdx.y * lanes + lane; r < (uint64_t)p.nred; r += step) {
+            for (; r + 3 * step < (uint64_t)p.nred; r += 4 * step) {
+                A x[4];
+#pragma unroll
+                for (int k = 0; k < 4; k++)
+                    x[k] = titer_reduce_load<R, CAST>(p, base + titer_dims_offset(
+                        p.rsize, p.rstride, p.rndim, r + k * step));
+#pragma unroll
+                for (int k = 0; k < 4; k++) acc4[k] = R::comb(acc4[k], x[k]);
+            }
+            acc = R::comb(R::comb(acc4[0], acc4[1]), R::comb(acc4[2], acc4[3]));
+            has = 1;
+        }
+#pragma unroll 1
+        for (; r < (uint64_t)p.nred; r += step) {
             A x = titer_reduce_load<R, CAST>(
                 p, base + titer_dims_offset(p.rsize, p.rstride, p.rndim, r));
             acc = has ? R::comb(acc, x) : x;
