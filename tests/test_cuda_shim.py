@@ -330,3 +330,75 @@ def test_complex_views_at_natural_alignment(be):
     be.launched.clear()
     assert_same(run(be, "add", None, z, z), cpu("add", None, z, z))
     assert be.launched == ["titer_add_DD_D_offset"]
+
+
+def test_where_and_order_match_cpu(be):
+    """where= keeps unselected output elements; order= lays out out=None."""
+    rng = np.random.default_rng(32)
+    a, b = values("f", (6, 7), rng), values("d", (7,), rng)
+    mask = rng.integers(0, 2, (6, 7)).astype(bool)
+    for out_dtype in ("d", "f"):
+        got = np.full((6, 7), 9, out_dtype)
+        want = got.copy()
+        run(be, "add", got, a, b, where=H(mask), casting="unsafe")
+        cpu("add", want, a, b, where=mask, casting="unsafe")
+        assert_same(got, want)
+    q, r = np.zeros((6, 7), np.int32), np.zeros((6, 7), np.int32)
+    ia = values("i", (6, 7), rng)
+    run(be, "divmod", (q, r), ia, 3, where=H(mask))
+    wq, wr = np.zeros((6, 7), np.int32), np.zeros((6, 7), np.int32)
+    cpu("divmod", (wq, wr), ia, 3, where=mask)
+    assert_same((q, r), (wq, wr))
+    got = np.full(4, 5.0)
+    run(be, "add", got, np.ones(4), np.ones(4), where=False)
+    assert (got == 5).all()
+    for order in ("C", "F", "A", "K"):
+        for x in (a, np.asfortranarray(a), a.T.copy().T):
+            res = run(be, "multiply", None, x, 2.0, order=order)
+            want = cpu("multiply", None, x, 2.0, order=order)
+            assert_same(res, want)
+            assert res.strides == want.strides, (order, x.strides)
+    res = run(be, "add", None, a.T, 1.0, where=H(mask.T))
+    want = cpu("add", None, a.T, 1.0, where=mask.T)
+    assert res.strides == want.strides
+    np.testing.assert_array_equal(res[mask.T], want[mask.T])
+    with pytest.raises(ValueError, match="order must be one of"):
+        run(be, "add", None, a, a, order="Z")
+    with pytest.raises(TypeError, match="where= must be a device array"):
+        run(be, "add", None, a, a, where=mask)
+    with pytest.raises(TypeError, match="boolean"):
+        run(be, "add", None, a, a, where=H(mask.astype(np.int8)))
+
+
+def test_plan_cache_replays_with_new_addresses_and_scalars(be, monkeypatch):
+    """A repeated layout skips planning: new pointers, new scalar values,
+    freshly allocated outputs; a new alignment or a partial overlap plans
+    again (and still follows NumPy's rule)."""
+    rng = np.random.default_rng(33)
+    a = values("f", (40, 9), rng)
+    run(be, "add", None, a.T, 1.5)                     # plan and remember
+    calls = []
+    real = dispatch._plan.plan_launches
+    monkeypatch.setattr(dispatch._plan, "plan_launches",
+                        lambda *args, **kw: calls.append(1) or real(*args, **kw))
+    for k in range(3):
+        b = values("f", (40, 9), rng)
+        assert_same(run(be, "add", None, b.T, 0.25 * k), cpu("add", None, b.T, 0.25 * k))
+        out = np.empty((9, 40), np.float32)
+        assert_same(run(be, "add", out, b.T, -1.0), cpu("add", None, b.T, -1.0))
+    assert len(calls) == 1                             # only the out= layout was new
+    buf = values("f", (41 * 9 + 1,), rng)
+    shifted = buf[1:1 + 360].reshape(40, 9)            # 4 bytes off: another vector width
+    calls.clear()
+    assert_same(run(be, "add", None, shifted.T, 2.0), cpu("add", None, shifted.T, 2.0))
+    assert len(calls) == 1
+    x = np.arange(20, dtype=np.float32)
+    run(be, "add", x[1:], x[1:], 1.0)                  # exact alias: cached
+    y = np.arange(20, dtype=np.float32)
+    want = y.copy()
+    want[1:] = y[:-1] + 1.0
+    run(be, "add", y[1:], y[:-1], 1.0)                 # partial overlap: the copy rule
+    assert_same(y, want)
+    y = np.arange(20, dtype=np.float32)
+    run(be, "add", y[1:], y[:-1], 1.0)                 # again: not replayed blindly
+    assert_same(y, want)

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import titer
+from oracle import small_values as values
 from titer import _ops
 from titer.cuda import dispatch, host, plan
 from titer.cuda import copy as dcopy
@@ -38,25 +39,6 @@ def routed(be, monkeypatch):
 
 def H(a):
     return host.HostArray(a)
-
-
-def values(char, shape, rng, near_one=False):
-    dt = np.dtype(char)
-    n = int(np.prod(shape))
-    if dt.kind == "b":
-        v = rng.integers(0, 2, n)
-    elif dt.kind in "iu":
-        info = np.iinfo(dt)
-        v = rng.integers(max(info.min, -20), min(info.max, 20) + 1, n)
-    elif near_one:
-        v = 1 + 0.01 * rng.standard_normal(n)
-        if dt.kind == "c":
-            v = v + 0.01j * rng.standard_normal(n)
-    else:
-        v = rng.standard_normal(n) * 4
-        if dt.kind == "c":
-            v = v + 1j * rng.standard_normal(n)
-    return np.asarray(v).astype(dt).reshape(shape)
 
 
 def layouts(a):
@@ -421,3 +403,23 @@ def test_reduce_config_bounds():
     inner = plan.reduce_config(plan.ReducePlan((4096,), (4,), (64,), (16384,), (4,)), False)
     outer = plan.reduce_config(plan.ReducePlan((4096,), (256,), (64,), (4,), (4,)), False)
     assert inner.out_on_x == 0 and outer.out_on_x == 1
+
+
+def test_reduction_plan_cache(be, monkeypatch):
+    """titer.sum on a layout seen before re-addresses the recorded launches
+    (input, output, partials, initial value) without planning."""
+    rng = np.random.default_rng(11)
+    x = rng.integers(-50, 50, (3, 1 << 14)).astype(np.int32)
+    dreduce.reduce("add", H(x), 1, backend=be)
+    monkeypatch.setattr(dreduce._plan, "plan_reduction",
+                        lambda *a, **k: pytest.fail("planned again"))
+    for initial in (np._NoValue, 7, -3):
+        y = rng.integers(-50, 50, (3, 1 << 14)).astype(np.int32)
+        kw = {} if initial is np._NoValue else {"initial": initial}
+        if kw:
+            monkeypatch.undo()
+            dreduce.reduce("add", H(y), 1, backend=be, **kw)
+            monkeypatch.setattr(dreduce._plan, "plan_reduction",
+                                lambda *a, **k: pytest.fail("planned again"))
+        got = dreduce.reduce("add", H(y), 1, backend=be, **kw).a
+        np.testing.assert_array_equal(got, np.add.reduce(y, axis=1, **kw))

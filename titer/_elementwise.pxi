@@ -389,9 +389,10 @@ def _cuda_entry(module, name):
                           "(titer.cuda.%s: %s)" % (name, module, exc)) from exc
 
 
-def _cuda_elementwise(name, out, *inputs, dtype=None, casting="same_kind"):
+def _cuda_elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
+                      order="K"):
     return _cuda_entry("dispatch", "elementwise")(name, out, *inputs, dtype=dtype,
-                                                  casting=casting)
+                                                  casting=casting, where=where, order=order)
 
 
 _ORDERS = {"K": "K", "C": "C", "F": "F", "A": "A", "k": "K", "c": "C", "f": "F", "a": "A",
@@ -416,7 +417,8 @@ def _elementwise_general(OpEntry op, out, tuple inputs, dtype, casting, where, o
         if type(x) in (int, float, complex, bool) or cnp.PyArray_Check(x):
             args.append(x)
         elif hasattr(x, "__cuda_array_interface__"):
-            return _cuda_elementwise(op.name, out, *inputs, dtype=dtype, casting=casting)
+            return _cuda_elementwise(op.name, out, *inputs, dtype=dtype, casting=casting,
+                                     where=where, order=order)
         else:
             args.append(np.asarray(x))
     mask = None if where is True else np.asarray(where, dtype=np.bool_)

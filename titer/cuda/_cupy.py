@@ -29,6 +29,7 @@ class CupyBackend:
         self._functions = {}            # (device id, kernel name) -> RawKernel
         self._lock = threading.Lock()
         self._sms = {}                  # device id -> multiprocessor count
+        self.plan_cache = {}            # dispatch's recorded launches, by layout
 
     @classmethod
     def get(cls):
@@ -64,12 +65,6 @@ class CupyBackend:
                 span += (n - 1) * abs(s)
             mem = cupy.cuda.alloc(nbytes + span)
             return cupy.ndarray(shape, dtype, memptr=mem, strides=strides)
-
-    def copy(self, x):
-        return cupy.array(x, copy=True)
-
-    def fill(self, out, value):
-        out.fill(value)
 
     # ---- kernels ----
     def _module(self, op_name, probe):

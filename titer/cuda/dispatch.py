@@ -189,8 +189,181 @@ def _normalize_out(out, nout):
     return [out] * nout if out is None else [out]
 
 
-def elementwise(name, out, *inputs, dtype=None, casting="same_kind", backend=None):
-    """``numpy.<name>(*inputs, out=out)`` on device arrays with titer's kernels."""
+_ORDERS = {"K": "K", "C": "C", "F": "F", "A": "A", "k": "K", "c": "C", "f": "F", "a": "A",
+           None: "K"}
+
+
+# ---- the plan cache: a repeated call with the same layout skips planning ----
+#
+# Keyed by the op, dtype=, casting= and, per operand, its dtype, shape, strides
+# and address modulo 16 (the vector width depends on it) -- or the Python /
+# NumPy scalar type, or "allocate" for out=None.  A hit re-addresses the
+# recorded launches (every kernel argument is base + offset), refills the
+# scalar slots and launches: no dtype resolution, no iterator, no packing.
+
+_CACHE_LIMIT = 512
+_SCALAR_TYPES = (bool, int, float, complex)
+
+
+class _CachedCall:
+    __slots__ = ("nout", "loop_in", "loop_out", "alloc", "extents", "launches", "bases",
+                 "scalar_slots")
+
+
+def _operand_key(x):
+    """(key part, address) of one operand, or (None, None): not cacheable."""
+    t = type(x)
+    if x is None:
+        return "allocate", 0
+    if t in _SCALAR_TYPES:
+        return t, 0
+    if isinstance(x, np.generic):
+        return x.dtype, 0
+    if isinstance(x, np.ndarray):
+        return None, None
+    cai = getattr(x, "__cuda_array_interface__", None)
+    if cai is None:
+        return None, None
+    ptr = int(cai["data"][0] or 0)
+    strides = cai.get("strides")
+    return (cai["typestr"], tuple(cai["shape"]), strides and tuple(strides), ptr % 16), ptr
+
+
+def _replay(backend, canonical, nout, outs, inputs, dtype, casting):
+    """(result, None) on a cache hit; (None, key) to plan (and remember)."""
+    cache = getattr(backend, "plan_cache", None)
+    if cache is None:
+        return None, None
+    parts, ptrs = [canonical, dtype, casting], []
+    for x in list(outs) + list(inputs):
+        part, ptr = _operand_key(x)
+        if part is None:
+            return None, None
+        parts.append(part)
+        ptrs.append(ptr)
+    try:
+        key = tuple(parts)
+        hit = cache.get(key)
+    except TypeError:                   # an unhashable dtype= or casting=
+        return None, None
+    if hit is None:
+        return None, key
+    operands = list(outs) + list(inputs)
+    arrays = [x for x, p in zip(operands, parts[3:]) if type(p) is tuple]
+    devices = {backend.device_of(x) for x in arrays}
+    if len(devices) > 1:
+        return None, None               # planning raises the error
+    scalar_bytes = {}
+    for i, dt in hit.scalar_slots:
+        try:
+            scalar_bytes[i] = _scalar_bytes(operands[i], dt)
+        except (OverflowError, TypeError, ValueError):
+            return None, None           # planning handles (or raises) it
+    results = list(outs)
+    for k, layout in enumerate(hit.alloc):
+        if layout is not None:
+            results[k] = backend.empty(layout[0], hit.loop_out[k], layout[1], devices)
+            ptr = int(results[k].__cuda_array_interface__["data"][0] or 0)
+            if ptr % 16 != hit.bases[k] % 16:
+                return None, None       # another alignment: plan for it
+            ptrs[k] = ptr
+    # NumPy's overlap rule: a partial overlap of an input and an output plans again
+    ext = [None if e is None else (ptrs[i] + e[0], ptrs[i] + e[1])
+           for i, e in enumerate(hit.extents)]
+    for i in range(nout, len(operands)):
+        if ext[i] is None:
+            continue
+        for k in range(nout):
+            if ext[k] is None or ext[i][1] <= ext[k][0] or ext[k][1] <= ext[i][0]:
+                continue
+            if not (ptrs[i] == ptrs[k] and parts[3 + i] == parts[3 + k]):
+                return None, None
+    device = next(iter(devices)) if devices else None
+    for launch in _plan.readdress(hit.launches, hit.bases, ptrs, scalar_bytes):
+        backend.launch(canonical, launch, device)
+    return (results[0] if nout == 1 else tuple(results)), None
+
+
+def _remember(backend, key, canonical, nout, loop_in, loop_out, outs_given, infos, launches,
+              bases):
+    cache = backend.plan_cache
+    if len(cache) >= _CACHE_LIMIT:
+        cache.clear()
+    c = _CachedCall()
+    c.nout, c.loop_in, c.loop_out = nout, loop_in, loop_out
+    c.alloc = [None if outs_given[k] else (infos[k].shape, infos[k].strides)
+               for k in range(nout)]
+    c.extents = [None if inf is None or inf.extent() is None
+                 else (inf.extent()[0] - inf.ptr, inf.extent()[1] - inf.ptr) for inf in infos]
+    c.launches, c.bases = launches, list(bases)
+    c.scalar_slots = [(nout + i, loop_in[i]) for i, inf in enumerate(infos[nout:])
+                      if inf is None]
+    cache[key] = c
+
+
+def _where_or_order(name, nout, outs, inputs, in_infos, infos, loop_out, dtype, casting,
+                    where, order, backend, devices):
+    """where= and order=, as the CPU path: order C/F/A allocates the outputs
+    in that order; a where= mask computes the op into temporaries in the loop
+    dtypes, then titer's `where` kernel copies the selected elements into the
+    outputs (the others keep their values)."""
+    from .copy import contiguous_strides, preserve_order
+    mask = None
+    if where is not True:
+        if isinstance(where, (bool, np.bool_)):
+            mask = bool(where)
+        elif is_device_array(where) and not isinstance(where, np.ndarray):
+            mask = DeviceInfo(where)
+            if mask.dtype != np.bool_:
+                raise TypeError("where= must be a boolean array, got dtype %s" % mask.dtype)
+            devices = devices | {backend.device_of(where)}
+            if len(devices) > 1:
+                raise ValueError("titer.elementwise: operands are on different devices %s"
+                                 % sorted(devices))
+        else:
+            raise TypeError("titer.elementwise: where= must be a device array (or a bool) with "
+                            "device arrays, got %s" % type(where).__name__)
+    arrays_in = [inf for inf in in_infos if inf is not None]
+    given = [infos[k] for k in range(nout) if outs[k] is not None]
+    shapes = [inf.shape for inf in arrays_in] + (
+        [mask.shape] if isinstance(mask, DeviceInfo) else [])
+    shape = given[0].shape if given else np.broadcast_shapes(*shapes)
+    rank = len(shape)
+    if order == "A":
+        fortran = arrays_in and all(
+            x.strides == contiguous_strides(x.shape, x.dtype.itemsize, range(rank - 1, -1, -1))
+            and x.strides != contiguous_strides(x.shape, x.dtype.itemsize)
+            for x in arrays_in if len(x.shape) == rank)
+        order = "F" if fortran else "C"
+    if order == "F":
+        dims = tuple(range(rank - 1, -1, -1))
+    elif order == "C" or mask is None:
+        dims = tuple(range(rank))
+    else:                   # order K with a mask: the first full-shape input's layout
+        like = next((x for x in arrays_in if x.shape == shape), None)
+        dims = preserve_order(like) if like is not None else tuple(range(rank))
+    for k in range(nout):
+        if outs[k] is None and (order != "K" or mask is not None):
+            outs[k] = backend.empty(shape, loop_out[k],
+                                    contiguous_strides(shape, loop_out[k].itemsize, dims), devices)
+            infos[k] = DeviceInfo(outs[k])
+    packed = outs[0] if nout == 1 else tuple(outs)
+    if mask is None:
+        return elementwise(name, packed, *inputs, dtype=dtype, casting=casting, backend=backend)
+    if mask is False:
+        return packed
+    temps = elementwise(name, None, *inputs, dtype=dtype, casting=casting, backend=backend)
+    temps = temps if nout > 1 else (temps,)
+    for k in range(nout):
+        elementwise("where", outs[k], True if mask is True else mask.array, temps[k], outs[k],
+                    dtype=infos[k].dtype, casting="unsafe", backend=backend)
+    return packed
+
+
+def elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True, order="K",
+                backend=None):
+    """``numpy.<name>(*inputs, out=out, dtype=, casting=, where=, order=)`` on
+    device arrays with titer's kernels."""
     canonical = _ops.canonical_name(name) if isinstance(name, str) else None
     if canonical is None:
         raise ValueError("titer has no operation %r; titer.ops() lists the supported ones"
@@ -200,6 +373,15 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", backend=Non
     if len(inputs) != nin:
         raise TypeError("%s() takes %d input(s), got %d" % (name, nin, len(inputs)))
     outs = _normalize_out(out, nout)
+    if backend is None:
+        backend = default_backend()
+    cache_key = None
+    if where is True and (order == "K" or order is None):
+        done, cache_key = _replay(backend, canonical, nout, outs, inputs, dtype, casting)
+        if done is not None:
+            return done
+    outs_given = [o is not None for o in outs]
+    warned = False
     operands = outs + list(inputs)
     if any(isinstance(x, np.ndarray) for x in operands):
         raise TypeError("titer.elementwise: cannot mix NumPy arrays and device (CuPy) arrays; "
@@ -212,8 +394,6 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", backend=Non
         if o is not None and not is_device_array(o):
             raise TypeError("return arrays must be device arrays here, got %s"
                             % type(o).__name__)
-    if backend is None:
-        backend = default_backend()
     devices = {backend.device_of(x) for x in operands if is_device_array(x)}
     if len(devices) > 1:
         raise ValueError("titer.elementwise: operands are on different devices %s"
@@ -245,8 +425,16 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", backend=Non
            and loop_in[i].kind != "c" for i, x in enumerate(inputs)) or any(
             outs[k] is not None and loop_out[k].kind == "c" and infos[k].dtype.kind != "c"
             for k in range(nout)):
+        warned = True
         warnings.warn("Casting complex values to real discards the imaginary part",
                       np.exceptions.ComplexWarning, stacklevel=2)
+    try:
+        order = _ORDERS[order]
+    except (KeyError, TypeError):
+        raise ValueError("order must be one of 'K', 'A', 'C', 'F', got %r" % (order,)) from None
+    if where is not True or order != "K":
+        return _where_or_order(name, nout, outs, inputs, in_infos, infos, loop_out, dtype,
+                               casting, where, order, backend, devices)
 
     # scalars: in the loop dtype, passed by value
     scalar_bytes = [None] * nout
@@ -298,8 +486,9 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", backend=Non
             outs[k] = backend.empty(allocated.shape, loop_out[k], allocated.strides, devices)
             infos[k] = DeviceInfo(outs[k])
     result = outs[0] if nout == 1 else tuple(outs)
-    if constant is not None:
-        backend.fill(outs[0], constant)
+    if constant is not None:            # titer's copy kernel writes the one answer
+        from .copy import copy_view
+        copy_view(backend, infos[0], np.asarray(constant, loop_out[0]), devices)
         return result
 
     # 3. NumPy's overlap rule: an input partially overlapping an output is copied
@@ -315,8 +504,9 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", backend=Non
             if (info.ptr == o.ptr and info.strides == o.strides
                     and info.shape == o.shape and info.dtype == o.dtype):
                 continue                        # exact alias: elementwise-safe
-            copied = list(inputs)               # plan again with a copy
-            copied[i] = backend.copy(info.array)
+            from .copy import clone             # plan again with a copy (titer's kernel)
+            copied = list(inputs)
+            copied[i] = clone(backend, info, devices).array
             return elementwise(name, result if nout == 1 else tuple(outs), *copied,
                                dtype=dtype, casting=casting, backend=backend)
 
@@ -334,4 +524,7 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", backend=Non
     device = next(iter(devices)) if devices else None
     for launch in launches:
         backend.launch(canonical, launch, device)
+    if cache_key is not None and not warned:
+        _remember(backend, cache_key, canonical, nout, loop_in, loop_out, outs_given, infos,
+                  launches, bases)
     return result

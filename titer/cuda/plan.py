@@ -210,6 +210,22 @@ def pack_params(piece, addresses, mem_codes, scalar_bytes):
 Launch = namedtuple("Launch", "kernel grid block params numel")
 
 
+def readdress(launches, old_bases, new_bases, scalar_bytes):
+    """Recorded launches for operands now at new_bases (every data pointer
+    is base + offset, so it moves with its base) with new scalar values
+    ({operand index: bytes})."""
+    delta = np.array([(n - o) % 2**64 for o, n in zip(old_bases, new_bases)]
+                     + [0] * (MAX_ARGS - len(old_bases)), np.uint64)
+    out = []
+    for launch in launches:
+        params = launch.params.copy()
+        params["data"] += delta
+        for i, b in scalar_bytes.items():
+            params["scalar"][0, i, :len(b)] = np.frombuffer(b, np.uint8)
+        out.append(launch._replace(params=params))
+    return out
+
+
 def plan_launches(stem, piece, bases, mem_codes, loop_codes, scalar_bytes, vec_widths,
                   limit=None):
     """Every launch one elementwise call needs, in order."""

@@ -79,14 +79,25 @@ def keep_order_strides(shape, x_strides, itemsize):
     return contiguous_strides(shape, itemsize, order)
 
 
-def _check_out(out, what):
+def _operands(what, name, x, out, backend):
+    """The checks reduce and accumulate share: (op, ufunc, out, backend,
+    kernel manifest, x's DeviceInfo, out's DeviceInfo or None)."""
+    op, ufunc = _entry(name)
+    if isinstance(x, np.ndarray) or not is_device_array(x):
+        raise TypeError("titer.%s: expected a device array, got %s" % (what, type(x).__name__))
     if isinstance(out, tuple):
         if len(out) != 1:
             raise ValueError("The 'out' tuple must have exactly one entry")
         out = out[0]
     if out is not None and not is_device_array(out):
         raise TypeError("output must be a device array here, got %s" % type(out).__name__)
-    return out
+    backend = backend or dispatch.default_backend()
+    xi = DeviceInfo(x)
+    dtype_code(xi.dtype)
+    oi = DeviceInfo(out) if out is not None else None
+    if oi is not None:
+        dtype_code(oi.dtype)
+    return op, ufunc, out, backend, backend_manifest(backend), xi, oi
 
 
 def _overlap(a, b):
@@ -110,14 +121,13 @@ def reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, initial=np.
            where=True, backend=None):
     """``numpy.<name>.reduce`` on a device array (a 0-d device array when the
     result is a scalar, as CuPy returns)."""
-    op, ufunc = _entry(name)
-    if isinstance(x, np.ndarray) or not is_device_array(x):
-        raise TypeError("titer.reduce: expected a device array, got %s" % type(x).__name__)
-    out = _check_out(out, "reduce")
     backend = backend or dispatch.default_backend()
-    kernels = backend_manifest(backend)
-    xi = DeviceInfo(x)
-    dtype_code(xi.dtype)
+    key = None
+    if out is None and where is True:
+        done, key = _replay(backend, name, x, axis, dtype, keepdims, initial)
+        if done is not None:
+            return done
+    op, ufunc, out, backend, kernels, xi, oi = _operands("reduce", name, x, out, backend)
     from .._core import _normalize_axes
     ndim = len(xi.shape)
     axes = _normalize_axes(axis, ndim)
@@ -125,9 +135,6 @@ def reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, initial=np.
     if ordered and len(axes) > 1:
         raise ValueError("reduction operation '%s' is not reorderable, so at most one axis "
                          "may be specified" % op.name)
-    oi = DeviceInfo(out) if out is not None else None
-    if oi is not None:
-        dtype_code(oi.dtype)
     T, entry = _loop_dtype(op, ufunc, xi.dtype, dtype, oi.dtype if oi else None, kernels)
     keep_shape = tuple(1 if d in axes else xi.shape[d] for d in range(ndim))
     result_shape = keep_shape if keepdims else tuple(xi.shape[d] for d in range(ndim)
@@ -187,7 +194,10 @@ def reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, initial=np.
             fill = init if identity is None else _scalar_of(identity, T)
             elementwise("where", tmp_arr, mask.array if mask is not None else bool(where),
                         tmp_arr, fill[()], backend=backend)
-        _run_reduction(backend, op.name, entry, T, resk, src, init, ordered, devices)
+        launches, scratch = _run_reduction(backend, op.name, entry, T, resk, src, init, ordered,
+                                           devices)
+        if key is not None and not masked:
+            _remember(backend, key, op.name, T, identity, res, launches, scratch)
     if oi is not None and not direct:
         copy_view(backend, oi, res, devices)
         return out
@@ -250,28 +260,79 @@ def _run_reduction(backend, module, entry, T, resk, src, init, ordered, devices)
     for launch in launches:
         backend.launch(module, launch, device)
     del keep          # freed after the launches are queued: stream order keeps it valid
+    return launches, scratch
+
+
+# ---- the plan cache (as dispatch's): titer.sum(x, axis) again on the same
+# layout re-addresses the recorded launches; out=None, no where= only ----
+
+class _CachedReduction:
+    __slots__ = ("module", "T", "identity", "shape", "strides", "launches", "scratch")
+
+
+def _replay(backend, name, x, axis, dtype, keepdims, initial):
+    """(result, None) on a hit; (None, key) to plan and remember."""
+    cache = getattr(backend, "plan_cache", None)
+    if cache is None:
+        return None, None
+    part, ptr = dispatch._operand_key(x)
+    if type(part) is not tuple:
+        return None, None
+    start = "none" if initial is None else "identity" if initial is np._NoValue else "given"
+    try:
+        key = ("reduce", name, axis, dtype, bool(keepdims), start, part)
+        hit = cache.get(key)
+    except TypeError:                   # unhashable axis (a list) or dtype
+        return None, None
+    if hit is None:
+        return None, key
+    init = None
+    if start != "none":
+        value = hit.identity if start == "identity" else initial
+        if value is not None:
+            try:
+                init = _scalar_of(value, hit.T).tobytes()
+            except (TypeError, ValueError, OverflowError):
+                return None, None
+    devices = {backend.device_of(x)}
+    res_arr, res = allocate(backend, hit.shape, hit.T, hit.strides, devices)
+    keep, partial = None, 0
+    if hit.scratch:
+        keep, scratch = allocate(backend, (hit.scratch,), np.uint8, (1,), devices)
+        partial = scratch.ptr
+    device = next(iter(devices))
+    for launch in hit.launches:
+        params = launch.params.copy()
+        params["in_"], params["out"], params["partial"] = ptr, res.ptr, partial
+        if init is not None:
+            params["init"][0, :len(init)] = np.frombuffer(init, np.uint8)
+        backend.launch(hit.module, launch._replace(params=params), device)
+    del keep
+    return res_arr, None
+
+
+def _remember(backend, key, module, T, identity, res, launches, scratch):
+    cache = backend.plan_cache
+    if len(cache) >= dispatch._CACHE_LIMIT:
+        cache.clear()
+    c = _CachedReduction()
+    c.module, c.T, c.identity = module, T, identity
+    c.shape, c.strides = res.shape, res.strides
+    c.launches, c.scratch = launches, scratch
+    cache[key] = c
 
 
 def accumulate(name, x, axis=0, dtype=None, out=None, backend=None):
     """``numpy.<name>.accumulate`` on a device array: a sequential scan per
     line (NumPy's order and bits), lines in parallel."""
-    op, ufunc = _entry(name)
-    if isinstance(x, np.ndarray) or not is_device_array(x):
-        raise TypeError("titer.accumulate: expected a device array, got %s" % type(x).__name__)
-    out = _check_out(out, "accumulate")
-    backend = backend or dispatch.default_backend()
-    kernels = backend_manifest(backend)
-    xi = DeviceInfo(x)
-    dtype_code(xi.dtype)
+    op, ufunc, out, backend, kernels, xi, oi = _operands("accumulate", name, x, out, backend)
     if len(xi.shape) == 0:
         raise TypeError("cannot accumulate on a scalar")
     if axis is None or isinstance(axis, (tuple, list)):
         raise TypeError("accumulate takes one integer axis, got %r" % (axis,))
     from .._core import _normalize_axes
     ax = _normalize_axes(axis, len(xi.shape))[0]
-    oi = DeviceInfo(out) if out is not None else None
     if oi is not None:
-        dtype_code(oi.dtype)
         if oi.shape != xi.shape:
             raise ValueError("accumulate output shape %s does not match the input shape %s"
                              % (oi.shape, xi.shape))
