@@ -20,6 +20,7 @@ def optional_import(name):
 
 torch = optional_import("torch")
 numexpr = optional_import("numexpr")
+cupy = optional_import("cupy")
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -38,5 +39,6 @@ def pytest_benchmark_update_machine_info(config, machine_info):
         "numpy": np.__version__,
         "torch": getattr(torch, "__version__", "not installed"),
         "numexpr": getattr(numexpr, "__version__", "not installed"),
+        "cupy": getattr(cupy, "__version__", "not installed"),
     }
     machine_info["threads"] = BENCH_THREADS

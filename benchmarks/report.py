@@ -1,10 +1,11 @@
 """Markdown tables from a pytest-benchmark JSON file.
 
-    python benchmarks/report.py bench.json
+    python benchmarks/report.py bench.json [--reference cupy]
 
-Per benchmark group: each library's median time and its ratio to NumPy's
-(numpy median / library median, so > 1 means faster than NumPy).  An
-overview table of the ratios comes first.
+Per benchmark group: each library's median time and its ratio to the
+reference's (NumPy by default; reference median / library median, so > 1
+means faster than the reference).  An overview table of the ratios comes
+first.
 """
 import argparse
 import json
@@ -33,6 +34,11 @@ def ratio(medians, impl):
     return f"{medians[REFERENCE] / medians[impl]:.2f}x"
 
 
+def set_reference(impl):
+    global REFERENCE
+    REFERENCE = impl
+
+
 def markdown_table(header, rows):
     lines = ["| " + " | ".join(header) + " |",
              "| " + " | ".join(["---"] + ["---:"] * (len(header) - 1)) + " |"]
@@ -43,7 +49,7 @@ def markdown_table(header, rows):
 def overview(groups):
     impls = [impl for impl in dict.fromkeys(i for m in groups.values() for i in m)
              if impl != REFERENCE]
-    header = ["group", "numpy median"] + [f"{impl} vs numpy" for impl in impls]
+    header = ["group", f"{REFERENCE} median"] + [f"{impl} vs {REFERENCE}" for impl in impls]
     rows = []
     for group, medians in groups.items():
         row = [group, format_time(medians[REFERENCE]) if REFERENCE in medians else "-"]
@@ -55,7 +61,7 @@ def overview(groups):
 def group_table(medians):
     rows = [[impl, format_time(seconds), ratio(medians, impl)]
             for impl, seconds in medians.items()]
-    return markdown_table(["impl", "median", "numpy / impl"], rows)
+    return markdown_table(["impl", "median", f"{REFERENCE} / impl"], rows)
 
 
 def main(argv=None):
@@ -63,7 +69,10 @@ def main(argv=None):
     parser.add_argument("json_file", help="written by pytest --benchmark-json=FILE")
     parser.add_argument("--overview-only", action="store_true",
                         help="print only the overview table")
+    parser.add_argument("--reference", default="numpy",
+                        help="the impl the ratios are taken against (default numpy)")
     args = parser.parse_args(argv)
+    set_reference(args.reference)
     with open(args.json_file) as file:
         data = json.load(file)
 
@@ -71,7 +80,8 @@ def main(argv=None):
     versions = data["machine_info"].get("library_versions", {})
     print(f"Run {data['datetime']}, {data['machine_info'].get('cpu', {}).get('brand_raw', '')}; "
           + ", ".join(f"{name} {version}" for name, version in versions.items()))
-    print("\nRatios are numpy median / impl median: > 1 means faster than NumPy.\n")
+    print(f"\nRatios are {REFERENCE} median / impl median: > 1 means faster than "
+          f"{REFERENCE}.\n")
     print(overview(groups))
     if not args.overview_only:
         for group, medians in groups.items():

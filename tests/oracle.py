@@ -162,3 +162,23 @@ def gpu_available():
 def gpu_free_bytes():
     import cupy
     return cupy.cuda.Device().mem_info[0]
+
+
+def small_values(char, shape, rng, bound=20, near_one=False):
+    """Values every dtype holds exactly and sums without overflow: integers
+    in [-bound, bound], floats ~N(0, 4) (or 1 + 0.01 N(0, 1) for products),
+    complex with a small imaginary part."""
+    dt = np.dtype(char)
+    n = int(np.prod(shape))
+    if dt.kind == "b":
+        v = rng.integers(0, 2, n)
+    elif dt.kind in "iu":
+        info = np.iinfo(dt)
+        v = rng.integers(max(info.min, -bound), min(info.max, bound) + 1, n)
+    elif near_one:
+        v = 1 + 0.01 * rng.standard_normal(n)
+    else:
+        v = rng.standard_normal(n) * 4
+    if dt.kind == "c":
+        v = v + 0.01j * rng.standard_normal(n)
+    return np.asarray(v).astype(dt).reshape(shape)

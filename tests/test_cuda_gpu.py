@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import titer
-from oracle import gpu_available as _gpu_available, gpu_free_bytes
+from oracle import gpu_available as _gpu_available, gpu_free_bytes, small_values
 from titer import _ops
 
 pytestmark = pytest.mark.skipif(not _gpu_available(), reason="no CUDA GPU / CuPy")
@@ -25,18 +25,7 @@ APPROX_OPS = {"arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "co
 
 
 def values(char, shape, rng):
-    dt = np.dtype(char)
-    n = int(np.prod(shape))
-    if dt.kind == "b":
-        v = rng.integers(0, 2, n)
-    elif dt.kind in "iu":
-        info = np.iinfo(dt)
-        v = rng.integers(max(info.min, -50), min(info.max, 50) + 1, n)
-    elif dt.kind == "f":
-        v = rng.standard_normal(n) * 3
-    else:
-        v = rng.standard_normal(n) + 1j * rng.standard_normal(n)
-    return np.asarray(v).astype(dt).reshape(shape)
+    return small_values(char, shape, rng, bound=50)
 
 
 def check(name, got, want):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import titer
-from oracle import gpu_available, gpu_free_bytes
+from oracle import gpu_available, gpu_free_bytes, small_values as values
 from titer import _ops
 
 pytestmark = pytest.mark.skipif(not gpu_available(), reason="no CUDA GPU / CuPy")
@@ -17,23 +17,6 @@ if gpu_available():
     from titer.cuda import dispatch
 
 CHARS = "?bBhHiIlLefdFD"
-
-
-def values(char, shape, rng, near_one=False):
-    dt = np.dtype(char)
-    n = int(np.prod(shape))
-    if dt.kind == "b":
-        v = rng.integers(0, 2, n)
-    elif dt.kind in "iu":
-        info = np.iinfo(dt)
-        v = rng.integers(max(info.min, -20), min(info.max, 20) + 1, n)
-    elif near_one:
-        v = 1 + 0.01 * rng.standard_normal(n)
-    else:
-        v = rng.standard_normal(n) * 4
-    if dt.kind == "c":
-        v = v + 0.01j * rng.standard_normal(n)
-    return np.asarray(v).astype(dt).reshape(shape)
 
 
 def close_to_exact(name, got, x, axis):

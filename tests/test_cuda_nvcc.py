@@ -57,16 +57,20 @@ def test_every_generated_kernel_compiles(built):
         {n: set(e["kernels"]) for n, e in generated["ops"].items()}
 
 
-def test_ptx_has_every_kernel_name(tmp_path):
-    """One module to PTX text: every extern "C" name the manifest promises."""
-    op = _ops.OPS_BY_NAME["add"]
-    m = build.generate(str(tmp_path), [op])
-    ptx = tmp_path / "add.ptx"
+def ptx_text(folder, module):
+    """<module>.cu in folder compiled to PTX text."""
+    ptx = folder / (module + ".ptx")
     archs, ptx_arch, _ = build.cuda_archs("ptx", build.nvcc_archs(NVCC))
     subprocess.run([NVCC, "-ptx", "-std=c++17", "-I", build.HERE,
-                    "-arch=compute_%d" % ptx_arch, "-o", str(ptx), str(tmp_path / "add.cu")],
+                    "-arch=compute_%d" % ptx_arch, "-o", str(ptx), str(folder / (module + ".cu"))],
                    check=True, capture_output=True)
-    text = ptx.read_text()
+    return ptx.read_text()
+
+
+def test_ptx_has_every_kernel_name(tmp_path):
+    """One module to PTX text: every extern "C" name the manifest promises."""
+    m = build.generate(str(tmp_path), [_ops.OPS_BY_NAME["add"]])
+    text = ptx_text(tmp_path, "add")
     reductions = 0
     for sig, k in m["ops"]["add"]["kernels"].items():
         variants = ["offset", "cast"] + ["vec%d" % w for w in k["vec"]]
@@ -80,12 +84,7 @@ def test_ptx_has_every_kernel_name(tmp_path):
 
 def test_copy_module_has_every_dtype(tmp_path):
     m = build.generate(str(tmp_path), [])
-    ptx = tmp_path / "copy.ptx"
-    archs, ptx_arch, _ = build.cuda_archs("ptx", build.nvcc_archs(NVCC))
-    subprocess.run([NVCC, "-ptx", "-std=c++17", "-I", build.HERE,
-                    "-arch=compute_%d" % ptx_arch, "-o", str(ptx), str(tmp_path / "copy.cu")],
-                   check=True, capture_output=True)
-    text = ptx.read_text()
+    text = ptx_text(tmp_path, build.COPY_MODULE)
     for sig, k in m["copy"]["kernels"].items():
         for variant in ["offset", "cast"] + ["vec%d" % w for w in k["vec"]]:
             assert ".entry %s_%s(" % (k["stem"], variant) in text, (sig, variant)
