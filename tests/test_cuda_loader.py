@@ -23,6 +23,7 @@ def make_fake_cupy(fail_fatbin=False):
     class Device:
         def __init__(self, id=None):
             self.id = state["device"] if id is None else id
+            self.attributes = {"MultiProcessorCount": 4}
 
         def __enter__(self):
             self._saved = state["device"]
@@ -50,7 +51,29 @@ def make_fake_cupy(fail_fatbin=False):
                 raise DriverError("CUDA_ERROR_NO_BINARY_FOR_GPU")
             return Function(self, name)
 
+    class Memory:                       # host bytes standing in for device memory
+        def __init__(self, nbytes, buf=None, offset=0):
+            self.buf = np.zeros(nbytes, np.uint8) if buf is None else buf
+            self.offset = offset
+
+        def __add__(self, k):
+            return Memory(0, self.buf, self.offset + k)
+
+    def alloc(nbytes):
+        state["allocs"].append(nbytes)
+        return Memory(nbytes)
+
+    def ndarray(shape, dtype, memptr=None, strides=None):
+        if memptr is None:
+            return FakeDeviceArray(np.empty(shape, dtype))
+        return FakeDeviceArray(np.ndarray(shape, dtype, buffer=memptr.buf,
+                                          offset=memptr.offset, strides=strides),
+                               state["device"])
+
+    state["allocs"] = []
     cuda = types.ModuleType("cupy.cuda")
+    cuda.alloc = alloc
+    cupy.ndarray = ndarray
     cuda.Device = Device
     cuda.driver = types.SimpleNamespace(CUDADriverError=DriverError)
     cupy.cuda = cuda
@@ -128,3 +151,27 @@ def test_dispatch_through_the_cupy_backend(fake, monkeypatch):
         dispatch.elementwise("add", None, a, np.ones((8, 8), np.float32))
     with pytest.raises(ValueError, match="different devices"):
         dispatch.elementwise("add", None, a, FakeDeviceArray(a.a, device=1))
+
+
+def test_allocations_and_reductions_through_the_cupy_backend(fake, monkeypatch):
+    """CupyBackend.empty gives the planner's strides (reversed ones too);
+    a reduction sizes its split from the device's multiprocessor count and
+    launches 2-d blocks; titer.copy reaches the copy module."""
+    cupy, mod = fake
+    be = mod.CupyBackend()
+    arr = be.empty((3, 4), np.dtype(np.float32), (-16, 4), {0})
+    assert arr.a.strides == (-16, 4) and cupy.state["allocs"][-1] == 4 + 2 * 16 + 3 * 4
+    arr.a[...] = 1                                      # every element inside the allocation
+    x = FakeDeviceArray(np.ones((1 << 14, 3), np.float32))
+    from titer.cuda import copy as dcopy, reduce as dreduce
+    dreduce.reduce("add", x, 0, backend=be)
+    calls = [c for c in cupy.state["calls"]]
+    assert [c[1] for c in calls] == ["titer_add_ff_f_reduce", "titer_add_ff_f_reduce_final"]
+    grid, block = calls[0][2], calls[0][3]
+    assert block == (4, 64, 1) and grid[0] == 1 and 1 < grid[1] <= 16   # 4 SMs: 16 blocks
+    (params,) = calls[0][4]
+    assert params.dtype == plan.RPARAMS_DTYPE and params[0]["nsplit"] == grid[1]
+    dcopy.copy(FakeDeviceArray(np.zeros((4, 3), np.float64)),
+               FakeDeviceArray(np.ones((4, 3), np.float32)), backend=be)
+    assert cupy.state["calls"][-1][1].startswith("titer_copy_d_d_cast")
+    assert cupy.state["modules"][-1].path.endswith("copy.fatbin")

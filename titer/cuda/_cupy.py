@@ -55,16 +55,16 @@ class CupyBackend:
             x.__cuda_array_interface__["data"][0]).device
 
     def empty(self, shape, dtype, strides, devices):
+        """Uninitialized device memory with exactly these strides (the
+        planner's output layout); CuPy allocates, nothing is computed."""
         device = next(iter(devices)) if devices else cupy.cuda.Device().id
         with cupy.cuda.Device(device):
-            nbytes = dtype.itemsize
-            span = 0
-            for n, s in zip(shape, strides):
-                if n == 0:
-                    return cupy.ndarray(shape, dtype, strides=strides)
-                span += (n - 1) * abs(s)
-            mem = cupy.cuda.alloc(nbytes + span)
-            return cupy.ndarray(shape, dtype, memptr=mem, strides=strides)
+            if any(n == 0 for n in shape):
+                return cupy.ndarray(shape, dtype, strides=strides)
+            span = sum((n - 1) * abs(s) for n, s in zip(shape, strides))
+            first = sum((n - 1) * -s for n, s in zip(shape, strides) if s < 0)
+            mem = cupy.cuda.alloc(dtype.itemsize + span)
+            return cupy.ndarray(shape, dtype, memptr=mem + first, strides=strides)
 
     # ---- kernels ----
     def _module(self, op_name, probe):
