@@ -182,3 +182,55 @@ def small_values(char, shape, rng, bound=20, near_one=False):
     if dt.kind == "c":
         v = v + 0.01j * rng.standard_normal(n)
     return np.asarray(v).astype(dt).reshape(shape)
+
+
+_HOST_BACKEND = []
+
+
+def host_backend():
+    """Every op's CUDA kernels compiled once with g++ for the CPU (the host
+    shim), shared by the test modules; a small "device" (2 SMs) so that
+    reductions split over blocks at test sizes."""
+    if not _HOST_BACKEND:
+        from titer import _ops
+        from titer.cuda import host
+        _HOST_BACKEND.append(host.HostBackend(_ops.OPS, sm_count=2))
+    return _HOST_BACKEND[0]
+
+
+ORDER_FREE = ("maximum", "minimum", "fmax", "fmin")
+
+
+def assert_reduction(name, got, want, x, axis, ordered, approx):
+    """A GPU-kernel reduction of x (already in the loop dtype) against
+    NumPy's: exact for integers, bools, max/min and in-order folds; float
+    sums and products within a few roundings of the float64 value (NumPy's
+    pairwise order rounds differently); other reorderable float ops combine
+    in another order than NumPy (a few roundings per combine); float16
+    subtract/divide: NumPy itself folds in float or float16 by layout."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype,
+                                                                 got.shape, want.shape)
+    inexact = want.dtype.kind in "fc"
+    nred = x.size // max(want.size, 1)
+    if inexact and name in ("add", "multiply"):
+        eps = np.finfo(want.dtype).eps
+        wide = np.complex128 if want.dtype.kind == "c" else np.float64
+        exact = getattr(np, name).reduce(x.astype(wide), axis=axis)
+        if name == "add":
+            scale = 8 * np.add.reduce(np.abs(x).astype(np.float64), axis=axis)
+        else:                                   # one rounding per factor (and part)
+            scale = 4 * nred * np.abs(exact)
+        err = np.abs(got.astype(wide) - exact)
+        assert np.all(err <= eps * scale + 1e-300), (got, want)
+        return
+    if inexact and (not ordered and name not in ORDER_FREE
+                    or ordered and want.dtype == np.float16):
+        tol = 4 * nred * float(np.finfo(want.dtype).eps)
+    elif inexact and ordered and approx:
+        tol = 8 * float(np.finfo(want.dtype).eps)   # libm vs NumPy's: a few ULP
+    else:
+        np.testing.assert_array_equal(got, want)
+        return
+    np.testing.assert_allclose(got, want, rtol=tol, equal_nan=True,
+                               atol=tol * float(np.abs(x).max()))

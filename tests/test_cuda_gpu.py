@@ -8,7 +8,6 @@ import pytest
 
 import titer
 from oracle import gpu_available as _gpu_available, gpu_free_bytes, small_values
-from titer import _ops
 
 pytestmark = pytest.mark.skipif(not _gpu_available(), reason="no CUDA GPU / CuPy")
 
@@ -45,7 +44,6 @@ def _manifest_ops():
 
 @pytest.mark.parametrize("name", _manifest_ops() or ["add"])
 def test_every_kernel_signature(name):
-    op = _ops.OPS_BY_NAME[name]
     rng = np.random.default_rng(0)
     for sig in dispatch.manifest()["ops"][name]["kernels"]:
         ins = sig.split("->")[0]
