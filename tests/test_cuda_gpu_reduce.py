@@ -40,6 +40,8 @@ def test_every_reduction_kernel(name):
             continue
         char = sig[0]
         x = values(char, (7, 300, 5), rng, near_one=name in ("multiply", "power", "divide"))
+        if name == "power" and char in "bhil":
+            x = np.abs(x) % 3                   # negative exponents raise
         for view in (x, x.transpose(2, 0, 1), x[::-1, ::3]):
             for axis in (0, 1, 2) if ordered else (None, 0, 1, 2, (0, 2)):
                 with np.errstate(all="ignore"):

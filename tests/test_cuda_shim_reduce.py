@@ -79,6 +79,8 @@ def test_every_reduction_signature(be, name):
         a = values(char, (6, 35, 4), rng, near_one=name in ("multiply", "power", "divide"))
         if char in "efdFD" and name in ORDER_FREE:
             a.flat[7] = np.nan
+        if name == "power" and char in "bhil":
+            a = np.abs(a) % 3                   # negative exponents raise (below)
         for label, x in layouts(a):
             for axis in (0, 1, 2) if ordered else (None, 0, 1, 2, (0, 2)):
                 with np.errstate(all="ignore"):
@@ -409,3 +411,21 @@ def test_reduction_plan_cache(be, monkeypatch):
                                 lambda *a, **k: pytest.fail("planned again"))
         got = dreduce.reduce("add", H(y), 1, backend=be, **kw).a
         np.testing.assert_array_equal(got, np.add.reduce(y, axis=1, **kw))
+
+
+def test_integer_power_reduction_checks_exponents(be):
+    """np.power.reduce raises for a negative exponent -- every element after
+    the first along the axis (all of them after an initial value) -- and a
+    negative first element is fine."""
+    x = np.array([[-2, 3, 2], [3, 1, 2]], np.int64)
+    for axis in (0, 1):
+        np.testing.assert_array_equal(dreduce.reduce("power", H(x), axis, backend=be).a,
+                                      np.power.reduce(x, axis=axis))
+    with pytest.raises(ValueError, match="negative integer powers"):
+        np.power.reduce(x, axis=1, initial=2)
+    with pytest.raises(ValueError, match="negative integer powers"):
+        dreduce.reduce("power", H(x), 1, initial=2, backend=be)
+    y = x.copy()
+    y[1, 2] = -1
+    with pytest.raises(ValueError, match="negative integer powers"):
+        dreduce.reduce("power", H(y), 1, backend=be)

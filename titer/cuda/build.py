@@ -135,9 +135,14 @@ def device_names():
     return set(block.split()) | set(ops.C_TYPE.values())
 
 
+_CFN = re.compile(r"\btiter_cfn2?\(\s*(\w+)")
+
+
 def missing_names(expr, known=None):
-    """Identifiers in a C expression the device cannot resolve (sorted)."""
+    """Identifiers in a C expression the device cannot resolve (sorted);
+    ``titer_cfn(fn, z)`` needs ``titer_c<fn>``."""
     known = device_names() if known is None else known
+    expr = _CFN.sub(lambda m: m.group(0)[:-len(m.group(1))] + "titer_c" + m.group(1), expr)
     text = _NUMBER.sub(" ", expr)
     names = set(_IDENT.findall(text))
     return sorted(n for n in names if n not in known and n not in _C_WORDS and n not in _MATH)

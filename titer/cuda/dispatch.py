@@ -193,6 +193,30 @@ _ORDERS = {"K": "K", "C": "C", "F": "F", "A": "A", "k": "K", "c": "C", "f": "F",
            None: "K"}
 
 
+_NEGATIVE_POWER = "Integers to negative integer powers are not allowed."
+
+
+def _check_integer_power(canonical, loop_in, inputs, backend):
+    """NumPy raises for a signed integer to a negative integer power; a
+    kernel cannot, so the exponent is checked first (a scalar here, an
+    array by titer's own minimum reduction, one value read back) and
+    nothing is written when it fails."""
+    if canonical != "power" or loop_in[1].kind != "i":
+        return
+    b = inputs[1]
+    if not is_device_array(b):
+        if b < 0:
+            raise ValueError(_NEGATIVE_POWER)
+        return
+    info = DeviceInfo(b)
+    if info.dtype.kind != "i":
+        return
+    from .reduce import lowest
+    low = lowest(backend, info, {backend.device_of(b)})
+    if low is not None and low < 0:
+        raise ValueError(_NEGATIVE_POWER)
+
+
 # ---- the plan cache: a repeated call with the same layout skips planning ----
 #
 # Keyed by the op, dtype=, casting= and, per operand, its dtype, shape, strides
@@ -259,6 +283,7 @@ def _replay(backend, canonical, nout, outs, inputs, dtype, casting):
             scalar_bytes[i] = _scalar_bytes(operands[i], dt)
         except (OverflowError, TypeError, ValueError):
             return None, None           # planning handles (or raises) it
+    _check_integer_power(canonical, hit.loop_in, inputs, backend)
     results = list(outs)
     for k, layout in enumerate(hit.alloc):
         if layout is not None:
@@ -457,6 +482,8 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
                 scalar_bytes.append(b"\0" * loop_in[i].itemsize)
             else:
                 raise OverflowError("Python integer %d out of bounds for %s" % (x, loop_in[i]))
+
+    _check_integer_power(canonical, loop_in, inputs, backend)
 
     # 2. the plan: titer's CPU iterator over stand-ins
     for k in range(nout):

@@ -167,6 +167,8 @@ def reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, initial=np.
         raise ValueError("titer.reduce: operands are on different devices %s" % sorted(devices))
     init = _scalar_of(init_value, T) if init_value is not None else None
 
+    _check_integer_power(op, T, xi, axes, init, backend, devices)
+
     # the result in the loop dtype, as (array, its keepdims view's metadata)
     direct = oi is not None and oi.dtype == T and not _overlap(oi, xi)
     if direct:
@@ -196,12 +198,44 @@ def reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, initial=np.
                         tmp_arr, fill[()], backend=backend)
         launches, scratch = _run_reduction(backend, op.name, entry, T, resk, src, init, ordered,
                                            devices)
-        if key is not None and not masked:
+        if key is not None and not masked and not (op.name == "power" and T.kind == "i"):
             _remember(backend, key, op.name, T, identity, res, launches, scratch)
     if oi is not None and not direct:
         copy_view(backend, oi, res, devices)
         return out
     return res_arr
+
+
+def lowest(backend, info, devices):
+    """The smallest element of a device view (titer's minimum reduction over
+    every dim), read back to the host; None when empty."""
+    if _plan.numel(info.shape) == 0:
+        return None
+    T = info.dtype
+    sig = "%s%s->%s" % (T.char, T.char, T.char)
+    entry = backend_manifest(backend)["ops"]["minimum"]["kernels"][sig]
+    arr, res = allocate(backend, (), T, (), devices)
+    resk = DeviceInfo.of(res.ptr, (1,) * len(info.shape), (0,) * len(info.shape), T)
+    _run_reduction(backend, "minimum", entry, T, resk, info, None, False, devices)
+    get = getattr(arr, "get", None)
+    return (get() if get is not None else np.asarray(arr))[()]
+
+
+def _check_integer_power(op, T, xi, axes, init, backend, devices):
+    """np.power.reduce raises for a negative exponent (every element after
+    the first along the axis, or every one after an initial value); a
+    kernel cannot raise, so the exponents are checked first."""
+    if op.name != "power" or T.kind != "i" or not axes:
+        return
+    ax = axes[0]
+    exps = xi
+    if init is None:
+        shape = list(xi.shape)
+        shape[ax] = max(shape[ax] - 1, 0)
+        exps = DeviceInfo.of(xi.ptr + xi.strides[ax], shape, xi.strides, xi.dtype)
+    low = lowest(backend, exps, devices)
+    if low is not None and low < 0:
+        raise ValueError("Integers to negative integer powers are not allowed.")
 
 
 def _device_mask(where, xi, backend):

@@ -27,10 +27,14 @@
    titer_half_nextafter titer_half_spacing titer_clip_half
    titer_ifloordiv titer_iremainder titer_ifmod titer_igcd titer_ilcm
    titer_lshift titer_rshift titer_popcount titer_ireciprocal titer_clip_int
-   titer_divmod titer_idivmod modf frexp titer_select */
-/* Not here, so their signatures are left out (and listed in the manifest):
-   titer_ipow (NumPy raises for negative powers; a kernel cannot), the libm
-   complex functions behind titer_cfn/titer_cfn2/titer_clip_complex. */
+   titer_divmod titer_idivmod modf frexp titer_select
+   titer_ipow titer_clip_complex titer_cfn titer_cfn2 titer_creciprocal titer_csign */
+/* titer_cfn(fn, z) needs titer_c<fn>: build.py checks for it.  Not here, so
+   their signatures are left out (and listed in the manifest): the libm
+   complex functions (csqrt, cexp, clog, csin, ..., cpow) -- a faithful port
+   of glibc's special cases is still to do.  titer_ipow's negative exponents
+   raise on the host before the launch (titer/cuda/dispatch.py), as a kernel
+   cannot raise. */
 
 #if defined(__CUDACC_RTC__)
 /* NVRTC (RawModule(code=...)) has no <stdint.h>; nvcc and the host shim do. */
@@ -196,6 +200,50 @@ template <class C> TITER_DEV C titer_cdiv(C x, C y) {
         q.im = (x.im * rat - x.re) * scl;
     }
     return q;
+}
+
+/* The complex functions of the CPU header that are arithmetic (no complex
+ * libm): reciprocal and sign as NumPy computes them, clip in NumPy's
+ * lexicographic order.  titer_cfn(fn, z) names titer_c<fn>. */
+#define titer_cfn(fn, x) titer_c##fn(x)
+#define titer_cfn2(fn, x, y) titer_c##fn((x), (y))
+TITER_DEV float titer_hypot(float x, float y) { return hypotf(x, y); }
+TITER_DEV double titer_hypot(double x, double y) { return hypot(x, y); }
+template <class C> TITER_DEV C titer_cpack(typename titer_complex_part<C>::type re,
+                                           typename titer_complex_part<C>::type im) {
+    C r;
+    r.re = re;
+    r.im = im;
+    return r;
+}
+template <class C> TITER_DEV C titer_creciprocal(C x) {
+    typedef typename titer_complex_part<C>::type R;
+    if (titer_fabs(x.im) <= titer_fabs(x.re)) {
+        R r = x.im / x.re, d = x.re + x.im * r;
+        return titer_cpack<C>(1 / d, -r / d);
+    }
+    R r = x.re / x.im, d = x.re * r + x.im;
+    return titer_cpack<C>(r / d, -1 / d);
+}
+template <class C> TITER_DEV C titer_csign(C x) {
+    typedef typename titer_complex_part<C>::type R;
+    R m = titer_hypot(x.re, x.im);
+    if (isnan(m)) return titer_cpack<C>((R)NAN, (R)NAN);
+    if (isinf(m)) {
+        if (isinf(x.re))
+            return isinf(x.im) ? titer_cpack<C>((R)NAN, (R)NAN)
+                               : titer_cpack<C>(x.re > 0 ? 1 : -1, 0);
+        return titer_cpack<C>(0, x.im > 0 ? 1 : -1);
+    }
+    if (m == 0) return titer_cpack<C>(0, 0);
+    return titer_cpack<C>(x.re / m, x.im / m);
+}
+/* NumPy's complex clip: lexicographic order, NaN in the value propagates. */
+template <class C> TITER_DEV C titer_clip_complex(C x, C lo, C hi) {
+    bool gt = x.re == lo.re ? x.im > lo.im : x.re > lo.re;
+    C r = (gt || isnan(x.re) || isnan(x.im)) ? x : lo;
+    bool lt = r.re == hi.re ? r.im < hi.im : r.re < hi.re;
+    return (lt || isnan(r.re) || isnan(r.im)) ? r : hi;
 }
 
 template <class C> TITER_DEV bool titer_ceq(C x, C y) { return x.re == y.re && x.im == y.im; }
@@ -404,6 +452,18 @@ template <class T> TITER_DEV T titer_ireciprocal(T a) {
     if (a == 0)
         return (titer_int_traits<T>::is_signed && sizeof(T) >= 4) ? titer_int_traits<T>::min() : (T)0;
     return (T)(1.0 / (double)a);
+}
+/* a ** b by squaring, wrapping as NumPy's integer power; negative b never
+ * reaches a kernel (the dispatcher raises first), 0 if it did. */
+template <class T> TITER_DEV T titer_ipow(T a, T b) {
+    typedef typename titer_unsigned<T>::type U;
+    if (titer_int_traits<T>::is_signed && b < (T)0) return 0;
+    if (b == 0 || a == 1) return 1;
+    uint64_t base = (uint64_t)a, e = (uint64_t)b;      /* modular, as the CPU's */
+    uint64_t out = (e & 1) ? base : 1;
+    e >>= 1;
+    while (e > 0) { base *= base; if (e & 1) out *= base; e >>= 1; }
+    return (T)(U)out;
 }
 /* c ? x : y (the CPU's branch-free bit select has the same result) */
 template <class T> TITER_DEV T titer_select(npy_bool_t c, T x, T y) { return c ? x : y; }
