@@ -422,7 +422,6 @@ def test_gpu_array_without_cuda_side_is_a_clear_error(monkeypatch):
 
 
 def test_importing_titer_does_not_import_cupy():
-    assert "cupy" not in sys.modules or sys.modules.get("cupy") is None or True
     import subprocess
     code = "import sys, titer; print('cupy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -346,8 +346,9 @@ def test_ascontiguous_and_empty_like_match_cpu(be, fmt):
 
 
 def test_public_entry_points_route_device_arrays(routed):
-    """titer.sum / max / any / mean / reduce / accumulate / copy /
-    ascontiguous / empty_like take device arrays to titer.cuda."""
+    """titer.elementwise (device out=, out tuples, where=), sum / max / any /
+    mean / reduce / accumulate / copy / ascontiguous / empty_like take
+    device arrays to titer.cuda."""
     rng = np.random.default_rng(10)
     x = values("i", (8, 9), rng)
     np.testing.assert_array_equal(titer.sum(H(x), axis=0).a, x.sum(axis=0))
@@ -364,6 +365,16 @@ def test_public_entry_points_route_device_arrays(routed):
     c = titer.ascontiguous(H(x.T))
     assert c.a.flags.c_contiguous and np.array_equal(c.a, x.T)
     assert titer.empty_like(H(x.T)).a.strides == x.T.strides
+    out = np.zeros((8, 9), np.float64)
+    assert titer.elementwise("add", H(out), H(x), 0.5).a is out      # a device out=
+    np.testing.assert_array_equal(out, x + 0.5)
+    q, r = np.zeros((8, 9), np.int32), np.zeros((8, 9), np.int32)
+    titer.elementwise("divmod", (H(q), H(r)), H(x), 4)
+    np.testing.assert_array_equal(q, x // 4)
+    np.testing.assert_array_equal(r, x % 4)
+    mask = x > 0
+    titer.elementwise("multiply", H(out), H(x), 2.0, where=H(mask))
+    np.testing.assert_array_equal(out, np.where(mask, x * 2.0, x + 0.5))
     routed.launched.clear()
     titer.sum(H(x))
     assert routed.launched and all(k.startswith("titer_add_ll_l") for k in routed.launched)

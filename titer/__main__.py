@@ -1,4 +1,5 @@
 """``python -m titer``: time titer against NumPy on this machine and print a table.
+``python -m titer gpu``: the same cases on CuPy arrays, titer against CuPy.
 ``python -m titer info``: the build and machine facts (titer.show_config())."""
 import argparse
 import sys
@@ -13,7 +14,9 @@ def parse_args(argv=None):
                     "contiguous, broadcast, strided, mixed-dtype, transposed, "
                     "channels-last and tiny arrays. Every titer result is checked "
                     "against NumPy's once; the exit status is 1 on any mismatch or error.",
-        epilog="`python -m titer info` prints the build configuration instead.")
+        epilog="`python -m titer gpu [--quick] [--case ID]` runs the cases on CuPy arrays "
+               "(titer's CUDA kernels vs cupy.add); `python -m titer info` prints the build "
+               "configuration.")
     parser.add_argument("--threads", type=int, default=None, metavar="N",
                         help="titer threads (default: titer.get_num_threads())")
     parser.add_argument("--quick", action="store_true",
@@ -34,7 +37,11 @@ if __name__ == "__main__":
         from . import show_config
         show_config()
         sys.exit(0)
-    args = parse_args()
+    on_gpu = sys.argv[1:2] == ["gpu"]
+    args = parse_args(sys.argv[2:] if on_gpu else None)
     selected = [case for case in CASES if not args.case or case.id in args.case]
     repeat = args.repeat or (3 if args.quick else 5)
+    if on_gpu:
+        from ._demo_gpu import main as gpu_main
+        sys.exit(gpu_main(small=args.quick, repeat=repeat, cases=selected, progress=sys.stderr))
     sys.exit(main(threads=args.threads, small=args.quick, repeat=repeat, cases=selected))

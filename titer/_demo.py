@@ -147,17 +147,18 @@ def _format_rate(nbytes, seconds):
     return "-" if seconds is None else f"{nbytes / seconds / 1e9:.2f}"
 
 
-def format_table(rows):
-    header = ("case", "titer", "numpy", "titer GB/s", "numpy GB/s",
-              "speed-up", "threads", "check")
+def format_table(rows, reference="numpy", threads=True):
+    """The table; `reference` names the library in the numpy_s column."""
+    header = ("case", "titer", reference, "titer GB/s", f"{reference} GB/s",
+              "speed-up") + (("threads",) if threads else ()) + ("check",)
     lines = [header]
     for row in rows:
         speedup = "-" if row.titer_s is None else f"{row.numpy_s / row.titer_s:.2f}x"
         lines.append((row.title, _format_time(row.titer_s), _format_time(row.numpy_s),
                       _format_rate(row.nbytes, row.titer_s),
-                      _format_rate(row.nbytes, row.numpy_s),
-                      speedup, str(row.threads),
-                      row.problem.split()[0] if row.problem else "ok"))
+                      _format_rate(row.nbytes, row.numpy_s), speedup)
+                     + ((str(row.threads),) if threads else ())
+                     + (row.problem.split()[0] if row.problem else "ok",))
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     text = []
     for line in lines:

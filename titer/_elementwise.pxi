@@ -238,6 +238,21 @@ cdef int store_python_scalar(BuildState st, int i, object value, int code,
     return 0
 
 
+cdef inline bint _is_device(x):
+    """A GPU array (``__cuda_array_interface__``), not a NumPy one."""
+    return not cnp.PyArray_Check(x) and hasattr(x, "__cuda_array_interface__")
+
+
+cdef bint _device_out(out):
+    """out= is a GPU array, or a tuple holding one."""
+    if isinstance(out, tuple):
+        for o in out:
+            if _is_device(o):
+                return True
+        return False
+    return out is not None and _is_device(out)
+
+
 def elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
                 order="K"):
     """``numpy.<name>(*inputs, out=out, dtype=dtype, casting=casting,
@@ -263,6 +278,8 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
     if op.nout == 1 and (out is None or cnp.PyArray_Check(out)):
         arrays = [out]
     else:
+        if _device_out(out):
+            return _cuda_elementwise(name, out, *inputs, dtype=dtype, casting=casting)
         arrays = normalize_out(out, op.nout)
     arrays.extend(inputs)
     # The resolution cache key: dtype codes of every operand (or the kind of
@@ -373,17 +390,12 @@ cdef int _build_and_run(OpEntry op, list arrays, Resolved res, titer_loop1d loop
     return 0
 
 
-cdef inline bint _is_device(x):
-    """A GPU array (``__cuda_array_interface__``), not a NumPy one."""
-    return not cnp.PyArray_Check(x) and hasattr(x, "__cuda_array_interface__")
-
-
 def _cuda_entry(module, name):
     """titer.cuda.<module>.<name>, imported only when a GPU array arrives:
     importing titer never touches CUDA or CuPy."""
     import importlib
     try:
-        return getattr(importlib.import_module("titer.cuda." + module), name)
+        return getattr(importlib.import_module(__package__ + ".cuda." + module), name)
     except ImportError as exc:
         raise ImportError("titer got a GPU array for %s but its CUDA side is unavailable "
                           "(titer.cuda.%s: %s)" % (name, module, exc)) from exc
@@ -411,6 +423,9 @@ def _elementwise_general(OpEntry op, out, tuple inputs, dtype, casting, where, o
         order = _ORDERS[order]
     except (KeyError, TypeError):
         raise ValueError("order must be one of 'K', 'A', 'C', 'F', got %r" % (order,)) from None
+    if _device_out(out):
+        return _cuda_elementwise(op.name, out, *inputs, dtype=dtype, casting=casting,
+                                 where=where, order=order)
     outs = normalize_out(out, op.nout)
     args = []
     for x in inputs:

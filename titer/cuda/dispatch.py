@@ -258,13 +258,16 @@ def _replay(backend, canonical, nout, outs, inputs, dtype, casting):
     cache = getattr(backend, "plan_cache", None)
     if cache is None:
         return None, None
-    parts, ptrs = [canonical, dtype, casting], []
-    for x in list(outs) + list(inputs):
+    operands = list(outs) + list(inputs)
+    parts, ptrs, arrays = [canonical, dtype, casting], [], []
+    for x in operands:
         part, ptr = _operand_key(x)
         if part is None:
             return None, None
         parts.append(part)
         ptrs.append(ptr)
+        if ptr:
+            arrays.append(x)
     try:
         key = tuple(parts)
         hit = cache.get(key)
@@ -272,8 +275,6 @@ def _replay(backend, canonical, nout, outs, inputs, dtype, casting):
         return None, None
     if hit is None:
         return None, key
-    operands = list(outs) + list(inputs)
-    arrays = [x for x, p in zip(operands, parts[3:]) if type(p) is tuple]
     devices = {backend.device_of(x) for x in arrays}
     if len(devices) > 1:
         return None, None               # planning raises the error
@@ -283,28 +284,36 @@ def _replay(backend, canonical, nout, outs, inputs, dtype, casting):
             scalar_bytes[i] = _scalar_bytes(operands[i], dt)
         except (OverflowError, TypeError, ValueError):
             return None, None           # planning handles (or raises) it
-    _check_integer_power(canonical, hit.loop_in, inputs, backend)
+    if canonical == "power":
+        _check_integer_power(canonical, hit.loop_in, inputs, backend)
     results = list(outs)
-    for k, layout in enumerate(hit.alloc):
-        if layout is not None:
-            results[k] = backend.empty(layout[0], hit.loop_out[k], layout[1], devices)
-            ptr = int(results[k].__cuda_array_interface__["data"][0] or 0)
-            if ptr % 16 != hit.bases[k] % 16:
-                return None, None       # another alignment: plan for it
-            ptrs[k] = ptr
-    # NumPy's overlap rule: a partial overlap of an input and an output plans again
-    ext = [None if e is None else (ptrs[i] + e[0], ptrs[i] + e[1])
-           for i, e in enumerate(hit.extents)]
-    for i in range(nout, len(operands)):
-        if ext[i] is None:
+    given = []
+    for k in range(nout):
+        layout = hit.alloc[k]
+        if layout is None:
+            given.append(k)
             continue
-        for k in range(nout):
-            if ext[k] is None or ext[i][1] <= ext[k][0] or ext[k][1] <= ext[i][0]:
+        results[k] = backend.empty(layout[0], hit.loop_out[k], layout[1], devices)
+        ptr = int(results[k].__cuda_array_interface__["data"][0] or 0)
+        if ptr % 16 != hit.bases[k] % 16:
+            return None, None           # another alignment: plan for it
+        ptrs[k] = ptr
+    # NumPy's overlap rule (a new output overlaps nothing): an input partially
+    # overlapping a given output plans again
+    extents = hit.extents
+    for k in given:
+        ek = extents[k]
+        if ek is None:
+            continue
+        lo_k, hi_k = ptrs[k] + ek[0], ptrs[k] + ek[1]
+        for i in range(nout, len(operands)):
+            ei = extents[i]
+            if (ei is None or ptrs[i] + ei[1] <= lo_k or hi_k <= ptrs[i] + ei[0]
+                    or (ptrs[i] == ptrs[k] and parts[3 + i] == parts[3 + k])):
                 continue
-            if not (ptrs[i] == ptrs[k] and parts[3 + i] == parts[3 + k]):
-                return None, None
+            return None, None
     device = next(iter(devices)) if devices else None
-    for launch in _plan.readdress(hit.launches, hit.bases, ptrs, scalar_bytes):
+    for launch in hit.launches.replay(ptrs, scalar_bytes):
         backend.launch(canonical, launch, device)
     return (results[0] if nout == 1 else tuple(results)), None
 
@@ -320,7 +329,7 @@ def _remember(backend, key, canonical, nout, loop_in, loop_out, outs_given, info
                for k in range(nout)]
     c.extents = [None if inf is None or inf.extent() is None
                  else (inf.extent()[0] - inf.ptr, inf.extent()[1] - inf.ptr) for inf in infos]
-    c.launches, c.bases = launches, list(bases)
+    c.launches, c.bases = _plan.LaunchTemplate(launches, bases), list(bases)
     c.scalar_slots = [(nout + i, loop_in[i]) for i, inf in enumerate(infos[nout:])
                       if inf is None]
     cache[key] = c

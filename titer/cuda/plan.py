@@ -14,6 +14,7 @@ Everything here is exercised in CI without a GPU (tests/test_cuda_host.py,
 and tests/test_cuda_shim.py runs the kernels themselves on the CPU).
 """
 import itertools
+import struct
 from collections import namedtuple
 
 import numpy as np
@@ -210,20 +211,38 @@ def pack_params(piece, addresses, mem_codes, scalar_bytes):
 Launch = namedtuple("Launch", "kernel grid block params numel")
 
 
-def readdress(launches, old_bases, new_bases, scalar_bytes):
-    """Recorded launches for operands now at new_bases (every data pointer
-    is base + offset, so it moves with its base) with new scalar values
-    ({operand index: bytes})."""
-    delta = np.array([(n - o) % 2**64 for o, n in zip(old_bases, new_bases)]
-                     + [0] * (MAX_ARGS - len(old_bases)), np.uint64)
-    out = []
-    for launch in launches:
-        params = launch.params.copy()
-        params["data"] += delta
-        for i, b in scalar_bytes.items():
-            params["scalar"][0, i, :len(b)] = np.frombuffer(b, np.uint8)
-        out.append(launch._replace(params=params))
-    return out
+_DATA = struct.Struct("<%dQ" % MAX_ARGS)
+_SCALAR_AT = PARAMS_DTYPE.fields["scalar"][1]
+_MASK64 = 2**64 - 1
+
+
+class LaunchTemplate:
+    """Recorded launches, replayed for operands at other addresses: every
+    data pointer is base + offset, so it moves with its base; scalar slots
+    take new values.  Patches bytes (struct), not NumPy fields: the replay
+    is the plan cache's hot path."""
+
+    def __init__(self, launches, bases):
+        self.launches = []
+        for launch in launches:
+            raw = launch.params.tobytes()
+            data = _DATA.unpack_from(raw, 0)
+            offsets = tuple(None if d == 0 else d - bases[i] for i, d in enumerate(data))
+            self.launches.append((launch.kernel, launch.grid, launch.block, launch.numel,
+                                  raw, offsets))
+
+    def replay(self, bases, scalar_bytes):
+        """[Launch] for operands at `bases` ({operand index: bytes} scalars)."""
+        bases = list(bases) + [0] * (MAX_ARGS - len(bases))
+        out = []
+        for kernel, grid, block, numel, raw, offsets in self.launches:
+            raw = bytearray(raw)
+            _DATA.pack_into(raw, 0, *[0 if off is None else (b + off) & _MASK64
+                                      for b, off in zip(bases, offsets)])
+            for i, b in scalar_bytes.items():
+                raw[_SCALAR_AT + 16 * i:_SCALAR_AT + 16 * i + len(b)] = b
+            out.append(Launch(kernel, grid, block, np.frombuffer(raw, PARAMS_DTYPE), numel))
+        return out
 
 
 def plan_launches(stem, piece, bases, mem_codes, loop_codes, scalar_bytes, vec_widths,
@@ -379,6 +398,23 @@ def plan_reduction(stem, rp, in_addr, out_addr, in_code, loop_code, init_bytes, 
         launches.append(Launch("%s_reduce_final" % stem, ((nout + RBLOCK - 1) // RBLOCK, 1, 1),
                                (RBLOCK, 1, 1), params, nout))
     return scratch, launches
+
+
+_RPOINTERS = struct.Struct("<3Q")            # in_, out, partial
+_RINIT_AT = RPARAMS_DTYPE.fields["init"][1]
+
+
+def replay_reduction(launches, in_addr, out_addr, partial_addr, init_bytes):
+    """A recorded reduction's launches with new addresses and initial value."""
+    out = []
+    for launch in launches:
+        raw = bytearray(launch.params.tobytes())
+        _RPOINTERS.pack_into(raw, 0, in_addr, out_addr, partial_addr)
+        if init_bytes is not None:
+            raw[_RINIT_AT:_RINIT_AT + len(init_bytes)] = init_bytes
+        out.append(Launch(launch.kernel, launch.grid, launch.block,
+                          np.frombuffer(raw, RPARAMS_DTYPE), launch.numel))
+    return out
 
 
 def set_partial(launches, address):

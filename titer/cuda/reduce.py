@@ -335,12 +335,8 @@ def _replay(backend, name, x, axis, dtype, keepdims, initial):
         keep, scratch = allocate(backend, (hit.scratch,), np.uint8, (1,), devices)
         partial = scratch.ptr
     device = next(iter(devices))
-    for launch in hit.launches:
-        params = launch.params.copy()
-        params["in_"], params["out"], params["partial"] = ptr, res.ptr, partial
-        if init is not None:
-            params["init"][0, :len(init)] = np.frombuffer(init, np.uint8)
-        backend.launch(hit.module, launch._replace(params=params), device)
+    for launch in _plan.replay_reduction(hit.launches, ptr, res.ptr, partial, init):
+        backend.launch(hit.module, launch, device)
     del keep
     return res_arr, None
 
