@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import titer
-from oracle import host_backend
+from oracle import assert_ulp, host_backend
 from titer import _ops
 from titer.cuda import dispatch, host, plan
 
@@ -24,28 +24,6 @@ OPS = [op.name for op in _ops.OPS]
 @pytest.fixture(scope="module")
 def be():
     return host_backend()
-
-
-def assert_ulp(got, want, ulps):
-    """Within `ulps` units in the last place (per component), the same
-    NaN / inf positions, and exact where the CPU result is an exact zero."""
-    if isinstance(want, tuple):
-        for g, w in zip(got, want):
-            assert_ulp(g, w, ulps)
-        return
-    assert got.dtype == want.dtype and got.shape == want.shape
-    if want.dtype.kind not in "fc":
-        np.testing.assert_array_equal(got, want)
-        return
-    parts = (lambda z: (z.real, z.imag)) if want.dtype.kind == "c" else (lambda z: (z,))
-    for g, w in zip(parts(got), parts(want)):
-        g, w = g.astype(np.float64), w.astype(np.float64)
-        np.testing.assert_array_equal(np.isnan(g), np.isnan(w))
-        finite = np.isfinite(w)
-        np.testing.assert_array_equal(g[~finite & ~np.isnan(w)], w[~finite & ~np.isnan(w)])
-        unit = np.spacing(np.abs(w[finite]).astype(want.real.dtype)).astype(np.float64)
-        assert np.all(np.abs(g[finite] - w[finite]) <= ulps * unit), \
-            np.max(np.abs(g[finite] - w[finite]) / unit)
 
 
 def H(a):
@@ -451,3 +429,36 @@ def test_negative_integer_power_raises_before_writing(be):
     assert_same(run(be, "power", None, a, 3), cpu("power", None, a, 3))
     u = a.astype(np.uint16)
     assert_same(run(be, "power", None, u, u % 4), cpu("power", None, u, u % 4))
+
+
+COMPLEX_SPECIALS = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.5, -2.5, 1e-30, 700.0, -800.0]
+
+
+@pytest.mark.parametrize("char", ["F", "D"])
+def test_complex_functions_special_values(be, char):
+    """C99 Annex G's special values (zeros, infinities, NaN, overflow of the
+    real part) of every complex function with a kernel, against glibc's
+    (the CPU path)."""
+    re, im = np.meshgrid(COMPLEX_SPECIALS, COMPLEX_SPECIALS)
+    z = np.empty(re.size, char)
+    z.real, z.imag = re.ravel(), im.ravel()
+    checked = 0
+    for op in _ops.OPS:
+        sig = "%s->%s" % (char, char)
+        if op.nin != 1 or sig not in be.manifest["ops"][op.name]["kernels"]:
+            continue
+        if not op.approx and op.name not in ("sqrt",):
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = cpu(op.name, None, z)
+            got = run(be, op.name, None, z)
+        try:
+            assert_ulp(got, want, 8)
+        except AssertionError as e:               # name the op and the inputs
+            differ = [(complex(a), complex(b), complex(c)) for a, b, c in zip(z, got, want)
+                      if not np.array_equal(np.array([b]), np.array([c]), equal_nan=True)]
+            raise AssertionError("%s: %s\n(z, got, want) that differ: %s"
+                                 % (op.name, e, differ[:6])) from None
+        checked += 1
+    assert checked >= 13

@@ -40,7 +40,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 KERNEL_DIR = os.path.join(HERE, "kernels")
-HEADERS = ("titer_scalar.cuh", "titer_kernels.cuh", "titer_reduce.cuh")
+HEADERS = ("titer_scalar.cuh", "titer_cmath.cuh", "titer_kernels.cuh", "titer_reduce.cuh")
 COPY_MODULE = "copy"
 
 # The release set is "full": machine code (SASS) for sm_70..sm_90 plus PTX

@@ -28,13 +28,15 @@
    titer_ifloordiv titer_iremainder titer_ifmod titer_igcd titer_ilcm
    titer_lshift titer_rshift titer_popcount titer_ireciprocal titer_clip_int
    titer_divmod titer_idivmod modf frexp titer_select
-   titer_ipow titer_clip_complex titer_cfn titer_cfn2 titer_creciprocal titer_csign */
+   titer_ipow titer_clip_complex titer_cfn titer_cfn2 titer_creciprocal titer_csign
+   titer_csqrt titer_cexp titer_clog titer_csin titer_ccos titer_ctan titer_csinh
+   titer_ccosh titer_ctanh titer_cexp2 titer_clog2 titer_clog10 titer_cexpm1
+   titer_clog1p titer_cpow */
 /* titer_cfn(fn, z) needs titer_c<fn>: build.py checks for it.  Not here, so
-   their signatures are left out (and listed in the manifest): the libm
-   complex functions (csqrt, cexp, clog, csin, ..., cpow) -- a faithful port
-   of glibc's special cases is still to do.  titer_ipow's negative exponents
-   raise on the host before the launch (titer/cuda/dispatch.py), as a kernel
-   cannot raise. */
+   their signatures are left out (and listed in the manifest): the inverse
+   complex functions (casin, cacos, catan, casinh, cacosh, catanh).  The
+   others are in titer_cmath.cuh.  titer_ipow's negative exponents raise on
+   the host before the launch (titer/cuda/dispatch.py): a kernel cannot. */
 
 #if defined(__CUDACC_RTC__)
 /* NVRTC (RawModule(code=...)) has no <stdint.h>; nvcc and the host shim do. */
@@ -549,5 +551,7 @@ static __device__ TITER_NOINLINE void titer_store_as(char *p, int code, typename
 #undef TITER_STORE_CASE
     }
 }
+
+#include "titer_cmath.cuh"     /* complex elementary functions */
 
 #endif
