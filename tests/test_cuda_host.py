@@ -242,8 +242,8 @@ def test_missing_names():
     known = build.device_names()
     assert build.missing_names("titer_cmul(a, b)", known) == []
     assert build.missing_names("titer_m1(sqrt, a) + 1.5e-3f", known) == []
-    assert build.missing_names("titer_cfn(asin, a)", known) == ["titer_casin"]
-    assert build.missing_names("titer_cfn(sqrt, a)", known) == []
+    assert build.missing_names("titer_cfn(frob, a)", known) == ["titer_cfrob"]
+    assert build.missing_names("titer_cfn(asin, a)", known) == []
     assert build.missing_names("titer_cfn2(pow, a, b)", known) == []
     assert build.missing_names("a.re + titer_new_helper(b) * 0x7fffu", known) == ["titer_new_helper"]
 

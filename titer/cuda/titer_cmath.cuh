@@ -6,8 +6,12 @@
  * through log1p of x^2 + y^2 - 1 in extra precision, csqrt by Kahan's
  * algorithm with scaling, ctanh through sinh^2 + cos^2.  csin, ccos and ctan
  * are csinh, ccosh and ctanh of i z (Annex G defines their special values
- * that way).  The inverse functions (casin, cacos, catan and hyperbolic)
- * are not here: their signatures stay listed as left out.
+ * that way).  The inverse functions: casin/cacos by Kahan's formulas
+ * through csqrt(1 - z) and csqrt(1 + z) ("Branch cuts for complex elementary
+ * functions", 1987), log(2z) past 1/eps; catanh by log1p of 4x / |1 - z|^2
+ * and atan2 with x^2 + y^2 - 1 in extra precision; the others by the
+ * identities casinh(z) = -i casin(iz), cacosh(z) = +-i cacos(z),
+ * catan(z) = -i catanh(iz); special values as glibc's.
  * Included by titer_scalar.cuh (after the complex types and helpers). */
 #ifndef TITER_CMATH_CUH
 #define TITER_CMATH_CUH
@@ -18,6 +22,7 @@
     TITER_DEV double titer_r##name(double x) { return name(x); }
 TITER_REAL1(exp) TITER_REAL1(expm1) TITER_REAL1(log) TITER_REAL1(log1p)
 TITER_REAL1(sin) TITER_REAL1(cos) TITER_REAL1(sinh) TITER_REAL1(cosh) TITER_REAL1(sqrt)
+TITER_REAL1(asinh) TITER_REAL1(atan)
 #undef TITER_REAL1
 TITER_DEV float titer_ratan2(float y, float x) { return atan2f(y, x); }
 TITER_DEV double titer_ratan2(double y, double x) { return atan2(y, x); }
@@ -345,6 +350,166 @@ template <class C> TITER_DEV C titer_cpow(C a, C b) {
         return aa;
     }
     return titer_cexp(titer_cmul_plain(b, titer_clog(a)));
+}
+
+/* x^2 + y^2 - 1 for 0 <= y <= x, x in [0.5, 2): squares split exactly */
+TITER_DEV float titer_x2y2m1(float x, float y) {
+    double dx = x, dy = y;
+    return (float)((dx * dx - 1.0) + dy * dy);         /* exact squares in double */
+}
+TITER_DEV double titer_x2y2m1(double x, double y) {
+    double x2 = x * x, x2e = fma(x, x, -x2), y2 = y * y, y2e = fma(y, y, -y2);
+    return ((x2 - 1.0) + y2) + (x2e + y2e);
+}
+
+/* casin for finite z, not both zero (Kahan) */
+template <class C> TITER_DEV C titer_casin_finite(C z) {
+    typedef TITER_CPART R;
+    R x = z.re, y = z.im;
+    if (titer_fabs(x) >= 1 / titer_rlimits<R>::eps() || titer_fabs(y) >= 1 / titer_rlimits<R>::eps()) {
+        /* asin z = -i log(2 i z) up to 1/|z|^2: (atan2(x, |y|), sign(y) log 2|z|) */
+        R l = titer_rlog(titer_hypot(x / 2, y / 2)) + 2 * (R)M_LN2;
+        R re = titer_ratan2(x, titer_fabs(y));
+        return titer_cpack<C>(re, titer_rcopysign(l, y));
+    }
+    C s1 = titer_csqrt(titer_cpack<C>(1 - x, -y)), s2 = titer_csqrt(titer_cpack<C>(1 + x, y));
+    return titer_cpack<C>(titer_ratan2(x, s1.re * s2.re - s1.im * s2.im),
+                          titer_rasinh(s1.re * s2.im - s1.im * s2.re));
+}
+
+template <class C> TITER_DEV C titer_casinh(C z) {
+    typedef TITER_CPART R;
+    R x = z.re, y = z.im;
+    if (!isfinite(x) || !isfinite(y)) {
+        if (isinf(y)) {
+            if (isnan(x)) return titer_cpack<C>(titer_rcopysign((R)INFINITY, x), (R)NAN);
+            return titer_cpack<C>(titer_rcopysign((R)INFINITY, x),
+                                  titer_rcopysign(isinf(x) ? (R)M_PI / 4 : (R)M_PI / 2, y));
+        }
+        if (!isfinite(x)) {                            /* x inf or NaN, y finite or NaN */
+            bool zero_im = (isinf(x) && !isnan(y)) || (isnan(x) && y == 0);
+            return titer_cpack<C>(x, zero_im ? titer_rcopysign((R)0, y) : (R)NAN);
+        }
+        return titer_cpack<C>((R)NAN, (R)NAN);
+    }
+    if (x == 0 && y == 0) return z;
+    C w = titer_casin_finite(titer_times_i(z));
+    return titer_times_minus_i(w);
+}
+
+template <class C> TITER_DEV C titer_casin(C z) {
+    typedef TITER_CPART R;
+    if (isnan(z.re) || isnan(z.im)) {
+        if (z.re == 0) return z;
+        if (isinf(z.re) || isinf(z.im)) return titer_cpack<C>((R)NAN, titer_rcopysign((R)INFINITY, z.im));
+        return titer_cpack<C>((R)NAN, (R)NAN);
+    }
+    return titer_times_minus_i(titer_casinh(titer_times_i(z)));
+}
+
+/* cacos for finite z, not both zero (Kahan) */
+template <class C> TITER_DEV C titer_cacos_finite(C z) {
+    typedef TITER_CPART R;
+    R x = z.re, y = z.im;
+    if (titer_fabs(x) >= 1 / titer_rlimits<R>::eps() || titer_fabs(y) >= 1 / titer_rlimits<R>::eps()) {
+        R l = titer_rlog(titer_hypot(x / 2, y / 2)) + 2 * (R)M_LN2;
+        return titer_cpack<C>(titer_ratan2(titer_fabs(y), x), titer_rcopysign(l, -y));
+    }
+    C s1 = titer_csqrt(titer_cpack<C>(1 - x, -y)), s2 = titer_csqrt(titer_cpack<C>(1 + x, y));
+    return titer_cpack<C>(2 * titer_ratan2(s1.re, s2.re),
+                          titer_rasinh(s2.re * s1.im - s2.im * s1.re));
+}
+
+template <class C> TITER_DEV C titer_cacos(C z) {
+    typedef TITER_CPART R;
+    if (!isfinite(z.re) || !isfinite(z.im) || (z.re == 0 && z.im == 0)) {
+        C a = titer_casin(z);
+        R re = (R)M_PI / 2 - a.re;
+        return titer_cpack<C>(re == 0 ? (R)0 : re, -a.im);
+    }
+    return titer_cacos_finite(z);
+}
+
+template <class C> TITER_DEV C titer_cacosh(C z) {
+    typedef TITER_CPART R;
+    R x = z.re, y = z.im;
+    if (!isfinite(x) || !isfinite(y)) {
+        if (isinf(y)) {
+            if (isnan(x)) return titer_cpack<C>((R)INFINITY, (R)NAN);
+            R angle = isinf(x) ? (x < 0 ? (R)M_PI - (R)M_PI / 4 : (R)M_PI / 4) : (R)M_PI / 2;
+            return titer_cpack<C>((R)INFINITY, titer_rcopysign(angle, y));
+        }
+        if (isinf(x)) {
+            if (isnan(y)) return titer_cpack<C>((R)INFINITY, (R)NAN);
+            return titer_cpack<C>((R)INFINITY, titer_rcopysign(signbit(x) ? (R)M_PI : (R)0, y));
+        }
+        return titer_cpack<C>((R)NAN, x == 0 ? (R)M_PI / 2 : (R)NAN);
+    }
+    if (x == 0 && y == 0) return titer_cpack<C>((R)0, titer_rcopysign((R)M_PI / 2, y));
+    C a = titer_cacos_finite(z);                  /* acosh z = +-i acos z, Re >= 0 */
+    if (signbit(y)) return titer_cpack<C>(a.im, -a.re);
+    return titer_cpack<C>(-a.im, a.re);
+}
+
+template <class C> TITER_DEV C titer_catanh(C z) {
+    typedef TITER_CPART R;
+    typedef titer_rlimits<R> L;
+    R x = z.re, y = z.im;
+    if (!isfinite(x) || !isfinite(y)) {
+        if (isinf(y))
+            return titer_cpack<C>(titer_rcopysign((R)0, x), titer_rcopysign((R)M_PI / 2, y));
+        if (isinf(x) || x == 0)
+            return titer_cpack<C>(titer_rcopysign((R)0, x),
+                                  isnan(y) ? (R)NAN : titer_rcopysign((R)M_PI / 2, y));
+        return titer_cpack<C>((R)NAN, (R)NAN);
+    }
+    if (x == 0 && y == 0) return z;
+    const R eps = L::eps();
+    R re, im;
+    if (titer_fabs(x) >= 16 / eps || titer_fabs(y) >= 16 / eps) {
+        im = titer_rcopysign((R)M_PI / 2, y);
+        if (titer_fabs(y) <= 1) re = 1 / x;
+        else if (titer_fabs(x) <= 1) re = x / y / y;
+        else {
+            R h = titer_hypot(x / 2, y / 2);
+            re = x / h / h / 4;
+        }
+        return titer_cpack<C>(re, im);
+    }
+    /* Re: log(|1 + z|^2 / |1 - z|^2) / 4, as log1p(4x / |1 - z|^2) / 4 near 1 */
+    if (titer_fabs(x) == 1 && titer_fabs(y) < eps * eps) {
+        re = titer_rcopysign((R)0.5, x) * ((R)M_LN2 - titer_rlog(titer_fabs(y)));
+    } else {
+        R y2 = titer_fabs(y) >= eps * eps ? y * y : (R)0;
+        R num = 1 + x, den = 1 - x;
+        num = y2 + num * num;
+        den = y2 + den * den;
+        R f = num / den;
+        re = f < (R)0.5 ? (R)0.25 * titer_rlog(f) : (R)0.25 * titer_rlog1p(4 * x / den);
+    }
+    /* Im: atan2(2y, 1 - x^2 - y^2) / 2 */
+    R ax = titer_fabs(x), ay = titer_fabs(y), d;
+    if (ax < ay) {
+        R t = ax;
+        ax = ay;
+        ay = t;
+    }
+    if (ay < eps / 2) {
+        d = (1 - ax) * (1 + ax);
+        if (d == 0) d = 0;
+    } else if (ax >= 1) {
+        d = (1 - ax) * (1 + ax) - ay * ay;
+    } else if (ax >= (R)0.75 || ay >= (R)0.5) {
+        d = -titer_x2y2m1(ax, ay);
+    } else {
+        d = (1 - ax) * (1 + ax) - ay * ay;
+    }
+    im = (R)0.5 * titer_ratan2(2 * y, d);
+    return titer_cpack<C>(re, im);
+}
+
+template <class C> TITER_DEV C titer_catan(C z) {
+    return titer_times_minus_i(titer_catanh(titer_times_i(z)));
 }
 
 #undef TITER_CPART

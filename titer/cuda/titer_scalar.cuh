@@ -31,12 +31,12 @@
    titer_ipow titer_clip_complex titer_cfn titer_cfn2 titer_creciprocal titer_csign
    titer_csqrt titer_cexp titer_clog titer_csin titer_ccos titer_ctan titer_csinh
    titer_ccosh titer_ctanh titer_cexp2 titer_clog2 titer_clog10 titer_cexpm1
-   titer_clog1p titer_cpow */
-/* titer_cfn(fn, z) needs titer_c<fn>: build.py checks for it.  Not here, so
-   their signatures are left out (and listed in the manifest): the inverse
-   complex functions (casin, cacos, catan, casinh, cacosh, catanh).  The
-   others are in titer_cmath.cuh.  titer_ipow's negative exponents raise on
-   the host before the launch (titer/cuda/dispatch.py): a kernel cannot. */
+   titer_clog1p titer_cpow titer_casin titer_cacos titer_catan titer_casinh
+   titer_cacosh titer_catanh */
+/* titer_cfn(fn, z) needs titer_c<fn>: build.py checks for it; the complex
+   elementary functions are in titer_cmath.cuh.  titer_ipow's negative
+   exponents raise on the host before the launch (titer/cuda/dispatch.py): a
+   kernel cannot. */
 
 #if defined(__CUDACC_RTC__)
 /* NVRTC (RawModule(code=...)) has no <stdint.h>; nvcc and the host shim do. */
