@@ -85,8 +85,8 @@ class CupyBackend:
         the binary on disk)."""
         path = os.path.join(KERNEL_DIR, op_name + ".fatbin")
         if os.path.exists(path):
-            mod = cupy.RawModule(path=path)
-            try:
+            try:                                # no image for this GPU / driver
+                mod = cupy.RawModule(path=path)
                 mod.get_function(probe)         # loads the module now
                 return mod
             except cupy.cuda.driver.CUDADriverError:
