@@ -194,9 +194,10 @@ def test_kernel_names():
     assert build.kernel_stem("add", "ff->f") == "titer_add_ff_f"
     assert build.kernel_stem("less", "??->?") == "titer_less_B1B1_B1"
     assert build.kernel_name("add", "ee->e", "cast") == "titer_add_ee_e_cast"
-    assert build.vector_widths("ff->f") == [4]
-    assert build.vector_widths("bb->b") == [8]
-    assert build.vector_widths("ff->?") == [4]
+    assert build.vector_widths("ff->f") == [4, 2]
+    assert build.vector_widths("bb->b") == [8, 4, 2]
+    assert build.vector_widths("ff->?") == [4, 2]
+    assert build.vector_widths("dd->d") == [2]
     assert build.vector_widths("DD->D") == [1]
     stems = [build.kernel_stem(op.name, s) for op in _ops.OPS for s in op.types]
     assert len(stems) == len(set(stems))

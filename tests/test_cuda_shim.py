@@ -173,6 +173,25 @@ def test_vector_tails(be):
             assert be.launched == ["titer_add_%s%s_%s_%s" % (char, char, char, kind)]
 
 
+def test_vector_width_follows_alignment(be):
+    """can_vectorize_up_to: operands 8 bytes off a 16-byte boundary take vec2
+    (float32) / vec4 (int16) / vec8 (int8), 4 bytes off float32: the offset
+    kernel (its contiguous case is vec1)."""
+    rng = np.random.default_rng(13)
+    for char, off_bytes, kind in (("f", 8, "vec2"), ("h", 8, "vec4"), ("b", 8, "vec8"),
+                                  ("b", 4, "vec4"), ("b", 2, "vec2"), ("f", 4, "offset")):
+        def view(buf):
+            first = (-buf.__array_interface__["data"][0] % 16 + off_bytes) // buf.itemsize
+            return buf[first:first + 1000]
+        a, b = view(values(char, (1040,), rng)), view(values(char, (1040,), rng))
+        out = view(np.empty(1040, char))
+        be.launched.clear()
+        run(be, "add", out, a, b)
+        with np.errstate(all="ignore"):
+            assert_same(out, cpu("add", None, a, b))
+        assert be.launched == ["titer_add_%s%s_%s_%s" % (char, char, char, kind)], be.launched
+
+
 def test_misaligned_contiguous_uses_offset_kernel(be):
     a = np.arange(1001, dtype=np.float32)[1:]
     b = np.ones(1000, np.float32)

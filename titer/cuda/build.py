@@ -105,13 +105,19 @@ def kernel_name(op_name, sig, variant):
 
 
 def vector_widths(sig):
-    """Widths the vectorized kernel is instantiated for: the widest whose VEC
-    elements of the widest operand fit one 16-byte access (at most 8).
-    Narrower widths would double compile time for a case only misaligned
-    views reach; the host runs those through the offset kernel, which for
-    one contiguous dim does no division at all."""
+    """Widths the vectorized kernel is instantiated for (ATen's
+    can_vectorize_up_to picks one per launch): the widest whose VEC elements
+    of the widest operand fit one 16-byte access (at most 8), and every
+    halving down to 2 -- a view 8 bytes off a 16-byte boundary still gets
+    vector accesses.  Width 1 is the offset kernel's contiguous case (no
+    division), except for 16-byte types, whose only width is 1."""
     widest = max(ITEMSIZE[c] for c in sig.replace("->", ""))
-    return [min(8, max(1, VECTOR_BYTES // widest))]
+    width = min(8, max(1, VECTOR_BYTES // widest))
+    widths = []
+    while width >= 2:
+        widths.append(width)
+        width //= 2
+    return widths or [1]
 
 
 # ---- which expressions the device header can compile -----------------------
