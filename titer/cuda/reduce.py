@@ -17,7 +17,7 @@ NumPy's.  Non-reorderable ops (subtract, divide, ...) fold in order.
 """
 import numpy as np
 
-from . import dispatch, plan as _plan
+from . import dispatch, plan as _plan, plan_cache
 from .copy import allocate, backend_manifest, contiguous_strides, copy_view
 from .dispatch import (DeviceInfo, dtype_code, is_device_array, stand_in)
 
@@ -124,7 +124,7 @@ def reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, initial=np.
     backend = backend or dispatch.default_backend()
     key = None
     if out is None and where is True:
-        done, key = _replay(backend, name, x, axis, dtype, keepdims, initial)
+        done, key = plan_cache.replay_reduction(backend, name, x, axis, dtype, keepdims, initial)
         if done is not None:
             return done
     op, ufunc, out, backend, kernels, xi, oi = _operands("reduce", name, x, out, backend)
@@ -199,7 +199,8 @@ def reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, initial=np.
         launches, scratch = _run_reduction(backend, op.name, entry, T, resk, src, init, ordered,
                                            devices)
         if key is not None and not masked and not (op.name == "power" and T.kind == "i"):
-            _remember(backend, key, op.name, T, identity, res, launches, scratch)
+            plan_cache.remember_reduction(backend, key, op.name, T, identity, res, launches,
+                                          scratch)
     if oi is not None and not direct:
         copy_view(backend, oi, res, devices)
         return out
@@ -295,61 +296,6 @@ def _run_reduction(backend, module, entry, T, resk, src, init, ordered, devices)
         backend.launch(module, launch, device)
     del keep          # freed after the launches are queued: stream order keeps it valid
     return launches, scratch
-
-
-# ---- the plan cache (as dispatch's): titer.sum(x, axis) again on the same
-# layout re-addresses the recorded launches; out=None, no where= only ----
-
-class _CachedReduction:
-    __slots__ = ("module", "T", "identity", "shape", "strides", "launches", "scratch")
-
-
-def _replay(backend, name, x, axis, dtype, keepdims, initial):
-    """(result, None) on a hit; (None, key) to plan and remember."""
-    cache = getattr(backend, "plan_cache", None)
-    if cache is None:
-        return None, None
-    part, ptr = dispatch._operand_key(x)
-    if type(part) is not tuple:
-        return None, None
-    start = "none" if initial is None else "identity" if initial is np._NoValue else "given"
-    try:
-        key = ("reduce", name, axis, dtype, bool(keepdims), start, part)
-        hit = cache.get(key)
-    except TypeError:                   # unhashable axis (a list) or dtype
-        return None, None
-    if hit is None:
-        return None, key
-    init = None
-    if start != "none":
-        value = hit.identity if start == "identity" else initial
-        if value is not None:
-            try:
-                init = _scalar_of(value, hit.T).tobytes()
-            except (TypeError, ValueError, OverflowError):
-                return None, None
-    devices = {backend.device_of(x)}
-    res_arr, res = allocate(backend, hit.shape, hit.T, hit.strides, devices)
-    keep, partial = None, 0
-    if hit.scratch:
-        keep, scratch = allocate(backend, (hit.scratch,), np.uint8, (1,), devices)
-        partial = scratch.ptr
-    device = next(iter(devices))
-    for launch in _plan.replay_reduction(hit.launches, ptr, res.ptr, partial, init):
-        backend.launch(hit.module, launch, device)
-    del keep
-    return res_arr, None
-
-
-def _remember(backend, key, module, T, identity, res, launches, scratch):
-    cache = backend.plan_cache
-    if len(cache) >= dispatch._CACHE_LIMIT:
-        cache.clear()
-    c = _CachedReduction()
-    c.module, c.T, c.identity = module, T, identity
-    c.shape, c.strides = res.shape, res.strides
-    c.launches, c.scratch = launches, scratch
-    cache[key] = c
 
 
 def accumulate(name, x, axis=0, dtype=None, out=None, backend=None):
