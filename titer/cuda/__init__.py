@@ -19,6 +19,7 @@ to ``titer.cuda.dispatch.elementwise``; ``titer.reduce`` and friends to
                      layout from titer's CPU iterator), then the launches;
 * ``reduce.py``, ``copy.py``  the same for reductions / scans / mean and
                      copies / layouts;
+* ``plan_cache.py``  a repeated layout re-addresses recorded launches;
 * ``_cupy.py``       ``cupy.RawModule`` loading, memoized per device, with the
                      NVRTC fallback; ``host.py`` + ``host_shim.h`` run the same
                      kernels on the CPU for the tests.
