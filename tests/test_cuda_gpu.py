@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import titer
+from titer._demo_gpu import device_like
 from oracle import assert_ulp, gpu_available as _gpu_available, gpu_free_bytes, small_values
 
 pytestmark = pytest.mark.skipif(not _gpu_available(), reason="no CUDA GPU / CuPy")
@@ -55,7 +56,7 @@ def test_every_kernel_signature(name):
             hx = [layout(x) for x in host]
             with np.errstate(all="ignore"):
                 want = titer.elementwise(name, None, *hx)
-            got = titer.elementwise(name, None, *[cp.asarray(x) for x in hx])
+            got = titer.elementwise(name, None, *[device_like(cp, x) for x in hx])
             check(name, got, want)
             assert got.strides == want.strides
 

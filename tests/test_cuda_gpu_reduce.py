@@ -42,11 +42,15 @@ def test_every_reduction_kernel(name):
         x = values(char, (7, 300, 5), rng, near_one=name in ("multiply", "power", "divide"))
         if name == "power" and char in "bhil":
             x = np.abs(x) % 3                   # negative exponents raise
-        for view in (x, x.transpose(2, 0, 1), x[::-1, ::3]):
+        gx = cp.asarray(x)
+        # the same views of host and device memory (cp.asarray of a strided
+        # NumPy view would hand the GPU a contiguous copy)
+        for view, gview in ((x, gx), (x.transpose(2, 0, 1), gx.transpose(2, 0, 1)),
+                            (x[::-1, ::3], gx[::-1, ::3])):
             for axis in (0, 1, 2) if ordered else (None, 0, 1, 2, (0, 2)):
                 with np.errstate(all="ignore"):
                     want = getattr(np, name).reduce(view, axis=axis, dtype=char)
-                got = titer.reduce(name, cp.asarray(view), axis, dtype=char)
+                got = titer.reduce(name, gview, axis, dtype=char)
                 assert_reduction(name, cp.asnumpy(got), want, view.astype(char), axis, ordered,
                                  op.approx)
         if ordered:
@@ -102,7 +106,7 @@ def test_accumulate():
         for axis in (0, 1):
             for name in ("add", "maximum", "multiply"):
                 want = titer.accumulate(name, x.T, axis)
-                got = titer.accumulate(name, cp.asarray(x.T), axis)
+                got = titer.accumulate(name, cp.asarray(x).T, axis)     # the same view
                 np.testing.assert_array_equal(cp.asnumpy(got), want)
 
 
@@ -120,12 +124,14 @@ def test_copy_every_pair_and_layouts():
                 titer.copy(want, src, casting="unsafe")
                 titer.copy(got, gsrc, casting="unsafe")
             np.testing.assert_array_equal(cp.asnumpy(got), want, err_msg="%s->%s" % (s, d))
-    x = cp.asarray(values("f", (2, 3, 4, 5), rng)).transpose(0, 2, 3, 1)
+    base = values("f", (2, 3, 4, 5), rng)
+    host, x = base.transpose(0, 2, 3, 1), cp.asarray(base).transpose(0, 2, 3, 1)
+    assert host.strides == x.strides
     for fmt in ("contiguous", "channels_last", "preserve"):
         c = titer.ascontiguous(x, fmt)
-        assert c.strides == titer.ascontiguous(cp.asnumpy(x), fmt).strides
-        np.testing.assert_array_equal(cp.asnumpy(c), cp.asnumpy(x))
-        assert titer.empty_like(x, fmt).strides == titer.empty_like(cp.asnumpy(x), fmt).strides
+        assert c.strides == titer.ascontiguous(host, fmt).strides
+        np.testing.assert_array_equal(cp.asnumpy(c), host)
+        assert titer.empty_like(x, fmt).strides == titer.empty_like(host, fmt).strides
 
 
 def test_huge_reductions_64bit_indices():

@@ -40,7 +40,25 @@ def fake_cupy():
     def wrap(a):
         return host.HostArray(a)
 
-    cp.asarray = lambda x: wrap(np.array(x, copy=True))
+    class Pointer:                      # a device pointer: host bytes + an offset
+        def __init__(self, array, offset=0):
+            self.array, self.offset = array, offset
+
+        def __add__(self, k):
+            return Pointer(self.array, self.offset + k)
+
+    def asarray(x):
+        device = wrap(np.array(x, copy=True))
+        device.data = Pointer(device.a)
+        return device
+
+    def ndarray(shape, dtype, memptr, strides):
+        flat = memptr.array.reshape(-1).view(np.uint8)
+        return wrap(np.ndarray(shape, dtype, buffer=flat, offset=memptr.offset,
+                               strides=strides))
+
+    cp.asarray = asarray
+    cp.ndarray = ndarray
     cp.full = lambda shape, value, dtype: wrap(np.full(shape, value, dtype))
     cp.empty = lambda shape, dtype: wrap(np.empty(shape, dtype))
     cp.asnumpy = lambda x: x.a
@@ -61,6 +79,21 @@ def test_gpu_table_through_the_host_shim(monkeypatch, capsys):
     assert "titer vs CuPy stand-in on host shim" in text
     rows = [line for line in text.splitlines() if line.rstrip().endswith(" ok")]
     assert len(rows) == len(SMALL_CASES), text
+
+
+def test_device_inputs_keep_the_case_layouts():
+    """Strided, transposed and channels-last inputs reach the GPU as views
+    with the host's strides (not contiguous copies)."""
+    cp = fake_cupy()
+    rng = np.random.default_rng(0)
+    for case in _demo.CASES:
+        inputs, _ = case.make(rng, True)
+        for x in inputs:
+            d = _demo_gpu.device_like(cp, x)
+            assert d.a.strides == x.strides and np.array_equal(d.a, x), case.id
+    neg = np.arange(12.0).reshape(3, 4)[::-1, ::-2]
+    d = _demo_gpu.device_like(cp, neg)
+    assert d.a.strides == neg.strides and np.array_equal(d.a, neg)
 
 
 def test_gpu_table_reports_a_wrong_result(monkeypatch, capsys):
