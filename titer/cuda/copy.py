@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 
+from .. import _core
 from . import dispatch, plan as _plan
 from .dispatch import (DeviceInfo, dtype_code, has_internal_overlap,
                        is_device_array, manifest, stand_in)
@@ -66,22 +67,6 @@ def allocate(backend, shape, dtype, strides, devices):
     return arr, DeviceInfo(arr)
 
 
-def _weak_scalar(value, dst_dtype, casting):
-    """A Python scalar as NumPy's copyto sees it (NEP 50: weak)."""
-    if not np.can_cast(np.result_type(dst_dtype, value), dst_dtype, casting):
-        raise TypeError("Cannot cast scalar from %r to %r according to the rule %r"
-                        % (np.asarray(value).dtype, dst_dtype, casting))
-    if type(value) is int and dst_dtype.kind in "iu":
-        info = np.iinfo(dst_dtype)
-        if not info.min <= value <= info.max:
-            raise OverflowError("Python integer %d out of bounds for %s" % (value, dst_dtype))
-    return np.asarray(value)
-
-
-def _shape_str(shape):
-    return "(" + ",".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
-
-
 def copy(dst, src, casting="same_kind", backend=None):
     """``numpy.copyto(dst, src, casting)`` with a device dst: src (a device
     array or a scalar) broadcast into dst, converted in titer's cast kernel."""
@@ -100,7 +85,7 @@ def copy(dst, src, casting="same_kind", backend=None):
         raise ValueError("copy: dst is read-only")
     weak = type(src) in (bool, int, float, complex)
     if weak:
-        s = _weak_scalar(src, d.dtype, casting)
+        s = _core._weak_scalar(src, d.dtype, casting)       # the CPU path's checks
         src_shape, src_dtype = (), s.dtype
     elif isinstance(src, np.generic):
         src_shape, src_dtype = (), src.dtype
@@ -121,7 +106,7 @@ def copy(dst, src, casting="same_kind", backend=None):
         shape = None
     if shape != d.shape:
         raise ValueError("could not broadcast input array from shape %s into shape %s"
-                         % (_shape_str(src_shape), _shape_str(d.shape)))
+                         % (_core._shape_str(src_shape), _core._shape_str(d.shape)))
     if has_internal_overlap(d.shape, d.strides, d.dtype.itemsize):
         raise ValueError("copy: dst has internal overlap (a stride-0 or overlapping "
                          "dimension); it cannot be written element by element")
@@ -170,7 +155,6 @@ def clone(backend, info, devices=None, dtype=None, order=None):
 def preserve_order(info):
     """ATen's empty_like(preserve): x's own dim order when x is
     non-overlapping and dense (and not reversed), else its suggested format."""
-    from .. import _core
     x = stand_in(info.shape, info.strides, info.dtype)
     if _core.is_non_overlapping_and_dense(x) and all(s >= 0 for s in info.strides):
         return tuple(sorted(range(len(info.shape)), key=lambda d: (-info.strides[d], d)))
@@ -179,7 +163,6 @@ def preserve_order(info):
 
 def empty_like(x, memory_format="preserve", dtype=None, backend=None):
     """titer.empty_like for a device array: the same layout rule as the CPU."""
-    from .. import _core
     _core._check_format(memory_format)
     backend = backend or dispatch.default_backend()
     info = DeviceInfo(x)
@@ -197,7 +180,6 @@ def empty_like(x, memory_format="preserve", dtype=None, backend=None):
 def ascontiguous(x, memory_format="contiguous", backend=None):
     """titer.ascontiguous for a device array: x itself when it already has
     the layout, else a copy in it made by titer's kernels."""
-    from .. import _core
     _core._check_format(memory_format)
     backend = backend or dispatch.default_backend()
     info = DeviceInfo(x)

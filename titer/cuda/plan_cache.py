@@ -10,6 +10,7 @@ no iterator, no packing.  Each backend holds its own cache (``plan_cache``).
 """
 import numpy as np
 
+from .. import _core
 from . import dispatch, plan as _plan
 
 _CACHE_LIMIT = 512
@@ -145,13 +146,13 @@ def replay_reduction(backend, name, x, axis, dtype, keepdims, initial):
         return None, None
     if hit is None:
         return None, key
-    from . import copy, reduce          # they import this module
+    from . import copy                  # it imports this module
     init = None
     if start != "none":
         value = hit.identity if start == "identity" else initial
         if value is not None:
             try:
-                init = reduce._scalar_of(value, hit.T).tobytes()
+                init = _core._scalar_bytes(value, hit.T).tobytes()
             except (TypeError, ValueError, OverflowError):
                 return None, None
     devices = {backend.device_of(x)}

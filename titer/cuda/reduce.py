@@ -17,6 +17,7 @@ NumPy's.  Non-reorderable ops (subtract, divide, ...) fold in order.
 """
 import numpy as np
 
+from .. import _core
 from . import dispatch, plan as _plan, plan_cache
 from .copy import allocate, backend_manifest, contiguous_strides, copy_view
 from .dispatch import (DeviceInfo, dtype_code, is_device_array, stand_in)
@@ -105,13 +106,6 @@ def _overlap(a, b):
     return ea is not None and eb is not None and ea[0] < eb[1] and eb[0] < ea[1]
 
 
-def _scalar_of(value, T):
-    try:
-        return np.array(value).astype(T)
-    except (TypeError, ValueError, OverflowError):
-        return np.array(value, dtype=T)
-
-
 def _sm_count(backend):
     get = getattr(backend, "sm_count", None)
     return get() if get is not None else 132
@@ -165,7 +159,7 @@ def reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, initial=np.
         devices.add(backend.device_of(mask.array))
     if len(devices) > 1:
         raise ValueError("titer.reduce: operands are on different devices %s" % sorted(devices))
-    init = _scalar_of(init_value, T) if init_value is not None else None
+    init = _core._scalar_bytes(init_value, T) if init_value is not None else None
 
     _check_integer_power(op, T, xi, axes, init, backend, devices)
 
@@ -193,7 +187,7 @@ def reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, initial=np.
                                     keep_order_strides(xi.shape, xi.strides, T.itemsize),
                                     devices)
             copy_view(backend, src, xi, devices)
-            fill = init if identity is None else _scalar_of(identity, T)
+            fill = init if identity is None else _core._scalar_bytes(identity, T)
             elementwise("where", tmp_arr, mask.array if mask is not None else bool(where),
                         tmp_arr, fill[()], backend=backend)
         launches, scratch = _run_reduction(backend, op.name, entry, T, resk, src, init, ordered,
@@ -236,7 +230,7 @@ def _check_integer_power(op, T, xi, axes, init, backend, devices):
         exps = DeviceInfo.of(xi.ptr + xi.strides[ax], shape, xi.strides, xi.dtype)
     low = lowest(backend, exps, devices)
     if low is not None and low < 0:
-        raise ValueError("Integers to negative integer powers are not allowed.")
+        raise ValueError(dispatch._NEGATIVE_POWER)
 
 
 def _device_mask(where, xi, backend):
