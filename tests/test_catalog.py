@@ -409,6 +409,7 @@ def test_gpu_arrays_are_handed_to_titer_cuda(monkeypatch):
     fake = types.ModuleType("titer.cuda.dispatch")
     fake.elementwise = lambda name, out, *inputs, **kw: calls.append((name, out, inputs, kw)) or "gpu"
     monkeypatch.setitem(sys.modules, "titer.cuda.dispatch", fake)
+    monkeypatch.setattr(titer._core, "_CUDA_ENTRIES", {})            # not imported yet
     x = FakeGpuArray()
     assert titer.elementwise("exp", None, x) == "gpu"
     assert titer.elementwise("add", None, x, 1.0, casting="unsafe") == "gpu"
@@ -417,6 +418,7 @@ def test_gpu_arrays_are_handed_to_titer_cuda(monkeypatch):
 
 def test_gpu_array_without_cuda_side_is_a_clear_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "titer.cuda.dispatch", None)    # import fails
+    monkeypatch.setattr(titer._core, "_CUDA_ENTRIES", {})            # not imported yet
     with pytest.raises(ImportError, match="CUDA"):
         titer.elementwise("exp", None, FakeGpuArray())
 

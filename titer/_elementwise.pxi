@@ -239,8 +239,12 @@ cdef int store_python_scalar(BuildState st, int i, object value, int code,
 
 
 cdef inline bint _is_device(x):
-    """A GPU array (``__cuda_array_interface__``), not a NumPy one."""
-    return not cnp.PyArray_Check(x) and hasattr(x, "__cuda_array_interface__")
+    """A GPU array (``__cuda_array_interface__``), not a NumPy one.  The
+    class is asked first: on an array the attribute is a property that
+    builds a dict (CuPy's costs microseconds a call)."""
+    if cnp.PyArray_Check(x):
+        return False
+    return hasattr(type(x), "__cuda_array_interface__") or hasattr(x, "__cuda_array_interface__")
 
 
 cdef bint _device_out(out):
@@ -279,7 +283,8 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
         arrays = [out]
     else:
         if _device_out(out):
-            return _cuda_elementwise(name, out, *inputs, dtype=dtype, casting=casting)
+            return _cuda_entry("dispatch", "elementwise")(name, out, *inputs, dtype=dtype,
+                                                          casting=casting)
         arrays = normalize_out(out, op.nout)
     arrays.extend(inputs)
     # The resolution cache key: dtype codes of every operand (or the kind of
@@ -304,8 +309,9 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
             code = 0
         else:
             if not cnp.PyArray_Check(x):
-                if hasattr(x, "__cuda_array_interface__"):
-                    return _cuda_elementwise(name, out, *inputs, dtype=dtype, casting=casting)
+                if _is_device(x):
+                    return _cuda_entry("dispatch", "elementwise")(
+                        name, out, *inputs, dtype=dtype, casting=casting)
                 x = np.asarray(x)
                 arrays[i] = x
             code = dtype_code((<cnp.ndarray>x).descr)
@@ -390,15 +396,24 @@ cdef int _build_and_run(OpEntry op, list arrays, Resolved res, titer_loop1d loop
     return 0
 
 
+_CUDA_ENTRIES = {}
+
+
 def _cuda_entry(module, name):
     """titer.cuda.<module>.<name>, imported only when a GPU array arrives:
-    importing titer never touches CUDA or CuPy."""
+    importing titer never touches CUDA or CuPy.  Memoized: a GPU call's
+    host time is the point of the plan cache."""
+    fn = _CUDA_ENTRIES.get((module, name))
+    if fn is not None:
+        return fn
     import importlib
     try:
-        return getattr(importlib.import_module(__package__ + ".cuda." + module), name)
+        fn = getattr(importlib.import_module(__package__ + ".cuda." + module), name)
     except ImportError as exc:
         raise ImportError("titer got a GPU array for %s but its CUDA side is unavailable "
                           "(titer.cuda.%s: %s)" % (name, module, exc)) from exc
+    _CUDA_ENTRIES[(module, name)] = fn
+    return fn
 
 
 def _cuda_elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
@@ -431,7 +446,7 @@ def _elementwise_general(OpEntry op, out, tuple inputs, dtype, casting, where, o
     for x in inputs:
         if type(x) in (int, float, complex, bool) or cnp.PyArray_Check(x):
             args.append(x)
-        elif hasattr(x, "__cuda_array_interface__"):
+        elif _is_device(x):
             return _cuda_elementwise(op.name, out, *inputs, dtype=dtype, casting=casting,
                                      where=where, order=order)
         else:

@@ -17,6 +17,7 @@ The device work goes through a backend: ``CupyBackend`` on a GPU; the tests
 use a host backend that runs the same kernels compiled with g++.
 """
 import os
+import sys
 import warnings
 
 import numpy as np
@@ -44,6 +45,7 @@ _COMPARISON_CONSTANTS = {
 }
 
 _manifest = None
+_CUPY_MODULE = __package__ + "._cupy"
 
 
 def manifest():
@@ -63,12 +65,18 @@ def manifest():
 
 def default_backend():
     """The CuPy backend (imports CuPy: only called with device arrays)."""
-    from ._cupy import CupyBackend
-    return CupyBackend.get()
+    mod = sys.modules.get(_CUPY_MODULE)         # the import statement costs more
+    if mod is None:
+        from . import _cupy as mod
+    return mod.CupyBackend.get()
 
 
 def is_device_array(x):
-    return hasattr(x, "__cuda_array_interface__") and not isinstance(x, np.ndarray)
+    """Has the CUDA array interface (asked of the class first: on an array
+    it is a property building a dict) and is not a NumPy array."""
+    return (not isinstance(x, np.ndarray)
+            and (hasattr(type(x), "__cuda_array_interface__")
+                 or hasattr(x, "__cuda_array_interface__")))
 
 
 def dtype_code(dt):
