@@ -188,6 +188,32 @@ def test_plan_launches_splits_and_names():
     assert [int(l.params[0]["data"][0]) for l in launches] == [2**20, 2**20 + 3 * 2**29]
 
 
+
+def test_launch_template_moves_pointers_with_their_bases():
+    """A recorded split launch replayed at other addresses: every data
+    pointer keeps its offset from its operand's base, the scalar slot takes
+    the new value; the same operands again reuse the last Launch objects,
+    different ones never do."""
+    piece = Piece((3 * 2**30,), ((1,), (1,), (0,)), (0, 0, 0))
+    codes = [1, 1, 1]
+    one = b"\x01"
+    recorded = plan.plan_launches("titer_add_bb_b", piece, [2**20, 2**21, 0], codes, codes,
+                                  [None, None, one], [8])
+    template = plan.LaunchTemplate(recorded, [2**20, 2**21, 0])
+    bases = [2**40, 2**41 + 16, 0]
+    replayed = template.replay(bases, {2: b"\x07"})
+    for old, new in zip(recorded, replayed):
+        assert new.kernel == old.kernel and new.grid == old.grid and new.numel == old.numel
+        moved = [int(new.params[0]["data"][i]) - bases[i] for i in range(2)]
+        assert moved == [int(old.params[0]["data"][i]) - b for i, b in enumerate([2**20, 2**21])]
+        assert int(new.params[0]["data"][2]) == 0 and new.params[0]["scalar"][2][0] == 7
+        assert (new.params[0]["divider"] == old.params[0]["divider"]).all()
+    assert template.replay(list(bases), {2: b"\x07"}) is replayed
+    assert template.replay(bases, {2: b"\x08"})[0].params[0]["scalar"][2][0] == 8
+    other = template.replay([2**40 + 32, 2**41 + 16, 0], {2: b"\x08"})
+    assert int(other[0].params[0]["data"][0]) == 2**40 + 32
+
+
 # -- naming and the manifest -------------------------------------------------------
 
 def test_kernel_names():
