@@ -429,6 +429,21 @@ def test_plan_cache_replays_with_new_addresses_and_scalars(be, monkeypatch):
     assert_same(y, want)
 
 
+
+def test_plan_cache_scalars_keep_their_signs_and_types(be):
+    """Replayed scalars are converted once and remembered, keyed as exactly
+    as their bytes: -0.0 after 0.0 (equal in Python) stays negative, a
+    complex's signed-zero imaginary part too, NumPy scalars by value."""
+    a = np.ones(8, np.float64)
+    for s in (0.0, -0.0, 0.0, -0.0):
+        assert_same(run(be, "copysign", None, a, s), np.copysign(a, s))
+    c = np.full(8, complex(1, -0.0))
+    for s in (complex(1, 0.0), complex(1, -0.0), complex(1, 0.0)):
+        got = np.asarray(run(be, "add", None, c, s))
+        assert (np.signbit(got.imag) == np.signbit(np.add(c, s).imag)).all()
+    for s in (np.float32(0.5), np.float32(-0.0), np.float64(0.5), 3, True):
+        assert_same(run(be, "multiply", None, a, s), np.multiply(a, s))
+
 def test_negative_integer_power_raises_before_writing(be):
     """NumPy's ValueError, checked on the host (titer's minimum reduction for
     an array exponent), with out untouched; cached layouts check too."""
