@@ -49,7 +49,14 @@ def make_fake_cupy(fail_fatbin=False):
         def get_function(self, name):
             if self.path is not None and fail_fatbin:
                 raise DriverError("CUDA_ERROR_NO_BINARY_FOR_GPU")
-            return Function(self, name)
+            return RawKernel(Function(self, name))
+
+    class RawKernel:                    # titer calls its per-device Function
+        def __init__(self, function):
+            self.kernel = function
+
+        def __call__(self, *args):
+            raise AssertionError("launched through RawKernel, not its Function")
 
     class Memory:                       # host bytes standing in for device memory
         def __init__(self, nbytes, buf=None, offset=0):
@@ -63,18 +70,27 @@ def make_fake_cupy(fail_fatbin=False):
         state["allocs"].append(nbytes)
         return Memory(nbytes)
 
-    def ndarray(shape, dtype, memptr=None, strides=None):
-        if memptr is None:
-            return FakeDeviceArray(np.empty(shape, dtype))
-        return FakeDeviceArray(np.ndarray(shape, dtype, buffer=memptr.buf,
-                                          offset=memptr.offset, strides=strides),
-                               state["device"])
+    class ndarray(FakeDeviceArray):
+        """cupy.ndarray's constructor and the attributes titer reads."""
+
+        def __init__(self, shape, dtype, memptr=None, strides=None):
+            if memptr is None:
+                if strides is not None:         # as CuPy
+                    raise ValueError("memptr is required if strides is given.")
+                a = np.empty(shape, dtype)
+            else:
+                a = np.ndarray(shape, dtype, buffer=memptr.buf, offset=memptr.offset,
+                               strides=strides)
+            super().__init__(a, state["device"])
+            self.data = types.SimpleNamespace(ptr=self.ptr, device_id=state["device"])
+            self.strides = a.strides        # shape, dtype: HostArray's
 
     state["allocs"] = []
     cuda = types.ModuleType("cupy.cuda")
     cuda.alloc = alloc
     cupy.ndarray = ndarray
     cuda.Device = Device
+    cuda.runtime = types.SimpleNamespace(getDevice=lambda: state["device"])
     cuda.driver = types.SimpleNamespace(CUDADriverError=DriverError)
     cupy.cuda = cuda
     cupy.RawModule = RawModule
@@ -175,3 +191,28 @@ def test_allocations_and_reductions_through_the_cupy_backend(fake, monkeypatch):
                FakeDeviceArray(np.ones((4, 3), np.float32)), backend=be)
     assert cupy.state["calls"][-1][1].startswith("titer_copy_d_d_cast")
     assert cupy.state["modules"][-1].path.endswith("copy.fatbin")
+
+
+def test_cupy_arrays_keyed_by_their_attributes(fake, monkeypatch):
+    """CupyBackend.array_key reads cupy.ndarray's attributes (not the
+    interface dict) and agrees with the interface's key; a repeated call
+    replays its plan; a 0-size output gets memory to carry its strides."""
+    cupy, mod = fake
+    from titer.cuda import plan_cache
+    be = mod.CupyBackend()
+    a = be.empty((4, 8), np.dtype(np.float32), (4, 16), {0})     # column-major
+    a.a[...] = np.arange(32, dtype=np.float32).reshape(8, 4).T
+    part, ptr = be.array_key(a)
+    assert (part, ptr) == plan_cache.interface_key(a, be.device_of)
+    assert part == (np.dtype(np.float32), (4, 8), (4, 16), ptr & 15, 0)
+    first = dispatch.elementwise("add", None, a, a, backend=be)
+    assert len(be.plan_cache) == 1
+    second = dispatch.elementwise("add", None, a, a, backend=be)
+    assert len(be.plan_cache) == 1 and type(second) is cupy.ndarray
+    assert second.strides == first.strides == (4, 16)
+    assert [c[1] for c in cupy.state["calls"]] == ["titer_add_ff_f_vec4"] * 2
+    (p1,), (p2,) = cupy.state["calls"][0][4], cupy.state["calls"][1][4]
+    assert p1[0]["data"][0] == first.ptr and p2[0]["data"][0] == second.ptr
+    assert p2[0]["data"][1] == p2[0]["data"][2] == a.ptr
+    empty = be.empty((0, 3), np.dtype(np.float64), (8, 0), {0})
+    assert empty.shape == (0, 3) and empty.strides == (8, 0)

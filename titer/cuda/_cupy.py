@@ -9,6 +9,9 @@ import cupy
 
 from .build import HEADERS, HERE
 from .dispatch import KERNEL_DIR
+from .plan_cache import interface_key
+
+_ndarray = cupy.ndarray
 
 
 def inlined_source(op_name):
@@ -19,6 +22,21 @@ def inlined_source(op_name):
         with open(os.path.join(HERE, h)) as f:
             text = text.replace('#include "%s"' % h, f.read())
     return text
+
+
+_EXTENTS = {}                           # (shape, strides, itemsize) -> _extent
+
+
+def _extent(shape, strides, itemsize):
+    """(bytes to allocate, offset of element 0) for a layout; an empty array
+    gets an item's worth too (CuPy takes strides only with memory)."""
+    if any(n == 0 for n in shape):
+        return itemsize, 0
+    if len(_EXTENTS) > 1024:
+        _EXTENTS.clear()
+    span = sum((n - 1) * abs(s) for n, s in zip(shape, strides))
+    first = sum((n - 1) * -s for n, s in zip(shape, strides) if s < 0)
+    return itemsize + span, first
 
 
 class CupyBackend:
@@ -47,6 +65,16 @@ class CupyBackend:
         return count
 
     # ---- arrays ----
+    def array_key(self, x):
+        """The plan cache's key part of a device array and its address:
+        CuPy's own attributes (its __cuda_array_interface__ builds a dict
+        per call), the interface for other libraries' arrays."""
+        if type(x) is not _ndarray:
+            return interface_key(x, self.device_of)
+        mem = x.data
+        ptr = mem.ptr
+        return (x.dtype, x.shape, x.strides, ptr & 15, mem.device_id), ptr
+
     def device_of(self, x):
         dev = getattr(x, "device", None)
         if dev is not None and hasattr(dev, "id"):
@@ -57,14 +85,18 @@ class CupyBackend:
     def empty(self, shape, dtype, strides, devices):
         """Uninitialized device memory with exactly these strides (the
         planner's output layout); CuPy allocates, nothing is computed."""
-        device = next(iter(devices)) if devices else cupy.cuda.Device().id
-        with cupy.cuda.Device(device):
-            if any(n == 0 for n in shape):
-                return cupy.ndarray(shape, dtype, strides=strides)
-            span = sum((n - 1) * abs(s) for n, s in zip(shape, strides))
-            first = sum((n - 1) * -s for n, s in zip(shape, strides) if s < 0)
-            mem = cupy.cuda.alloc(dtype.itemsize + span)
-            return cupy.ndarray(shape, dtype, memptr=mem + first, strides=strides)
+        device = next(iter(devices)) if devices else cupy.cuda.runtime.getDevice()
+        if device != cupy.cuda.runtime.getDevice():
+            with cupy.cuda.Device(device):
+                return self.empty(shape, dtype, strides, devices)
+        shape, strides = tuple(shape), tuple(strides)
+        key = (shape, strides, dtype.itemsize)
+        extent = _EXTENTS.get(key)
+        if extent is None:
+            extent = _EXTENTS[key] = _extent(shape, strides, dtype.itemsize)
+        nbytes, first = extent
+        mem = cupy.cuda.alloc(nbytes)
+        return _ndarray(shape, dtype, memptr=mem + first if first else mem, strides=strides)
 
     # ---- kernels ----
     def _module(self, op_name, probe):
@@ -95,12 +127,16 @@ class CupyBackend:
 
     def launch(self, op_name, launch, device=None):
         """One kernel launch on the operands' device, current stream."""
-        if device is not None and device != cupy.cuda.Device().id:
+        current = cupy.cuda.runtime.getDevice()
+        if device is not None and device != current:
             with cupy.cuda.Device(device):
                 return self.launch(op_name, launch, device)
-        key = (cupy.cuda.Device().id, launch.kernel)
+        key = (current, launch.kernel)
         fn = self._functions.get(key)
         if fn is None:
             fn = self._module(op_name, launch.kernel).get_function(launch.kernel)
+            # the RawKernel's cupy.cuda.Function for this device: calling it
+            # skips RawKernel's per-call device lookup
+            fn = getattr(fn, "kernel", fn)
             self._functions[key] = fn
         fn(launch.grid, launch.block, (launch.params,))
