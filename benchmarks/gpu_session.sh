@@ -31,7 +31,7 @@ build() {
 gpu_tests() {
     local rc=0
     "$PY" -m pytest -q -p no:cacheprovider -rs --junitxml="$OUT/gpu-tests.xml" \
-        tests/test_cuda_gpu.py tests/test_cuda_gpu_reduce.py || rc=1
+        tests/test_cuda_gpu.py tests/test_cuda_gpu_reduce.py tests/test_cuda_nvrtc.py || rc=1
     "$PY" -m titer gpu || rc=1
     return $rc
 }

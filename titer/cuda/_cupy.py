@@ -7,21 +7,11 @@ import threading
 
 import cupy
 
-from .build import HEADERS, HERE
+from .build import inlined_source
 from .dispatch import KERNEL_DIR
 from .plan_cache import interface_key
 
 _ndarray = cupy.ndarray
-
-
-def inlined_source(op_name):
-    """An op's .cu with titer's headers pasted in, for RawModule(code=...)."""
-    with open(os.path.join(KERNEL_DIR, op_name + ".cu")) as f:
-        text = f.read()
-    for h in HEADERS:
-        with open(os.path.join(HERE, h)) as f:
-            text = text.replace('#include "%s"' % h, f.read())
-    return text
 
 
 _EXTENTS = {}                           # (shape, strides, itemsize) -> _extent

@@ -463,6 +463,17 @@ def compile_module(nvcc, name, sigs, render, outdir, archs, ptx_arch, version):
     return [], rejected, time.time() - t0, False
 
 
+def inlined_source(op_name, kernel_dir=None):
+    """An op's generated .cu with titer's headers pasted in: one text for
+    NVRTC (CuPy's RawModule(code=...)), which has no include path."""
+    with open(os.path.join(kernel_dir or KERNEL_DIR, op_name + ".cu")) as f:
+        text = f.read()
+    for h in HEADERS:
+        with open(os.path.join(HERE, h)) as f:
+            text = text.replace('#include "%s"' % h, f.read())
+    return text
+
+
 def build_kernels(outdir=KERNEL_DIR, log=None, jobs=None, op_list=None):
     """Generate sources, compile with nvcc when there is one, write the
     manifest.  Never raises for a missing or failing nvcc."""
