@@ -145,11 +145,22 @@ def has_internal_overlap(shape, strides, itemsize):
     return False
 
 
+_STAND_INS = {}
+
+
 def stand_in(shape, strides, dtype):
     """A NumPy array with these strides over one element: metadata for the
-    CPU iterator, never read or written."""
-    base = np.zeros(1, dtype)
-    return np.lib.stride_tricks.as_strided(base, shape=shape, strides=strides)
+    CPU iterator, never read or written (so one per layout serves every
+    call: as_strided costs microseconds)."""
+    key = (tuple(shape), tuple(strides), dtype)
+    x = _STAND_INS.get(key)
+    if x is None:
+        if len(_STAND_INS) >= 1024:
+            _STAND_INS.clear()
+        base = np.zeros(1, dtype)
+        x = _STAND_INS[key] = np.lib.stride_tricks.as_strided(base, shape=key[0],
+                                                             strides=key[1])
+    return x
 
 
 def _is_scalar(x):

@@ -13,6 +13,7 @@ byte strides per operand, outputs first):
 Everything here is exercised in CI without a GPU (tests/test_cuda_host.py,
 and tests/test_cuda_shim.py runs the kernels themselves on the CPU).
 """
+import functools
 import itertools
 import struct
 from collections import namedtuple
@@ -42,6 +43,7 @@ Piece = namedtuple("Piece", "shape strides offsets")
 offsets[op]: bytes from the operand's base pointer."""
 
 
+@functools.lru_cache(maxsize=4096)
 def int_divider(d):
     """(magic, shift) with q = (umulhi(n, magic) + n) >> shift == n // d for
     every 0 <= n < 2**31 (the sum wraps at 2**32 as uint32 does)."""
@@ -174,38 +176,37 @@ def pack_params(piece, addresses, mem_codes, scalar_bytes):
     """titer_params for one piece, as a 1-element structured NumPy array
     (CuPy passes such an array by value, like its builtin-vector examples).
     addresses[i]: operand base address + piece offset (ignored for scalars);
-    scalar_bytes[i]: the value in the loop dtype, or None for an array."""
+    scalar_bytes[i]: the value in the loop dtype, or None for an array.
+    Packed with struct into bytes laid out as PARAMS_DTYPE (NumPy field
+    assignment costs ~20 us a launch; this runs for every new layout)."""
     nd = len(piece.shape)
     if nd > MAX_DIMS:
         raise ValueError("%d dims: split_dims first" % nd)
     n = numel(piece.shape)
     if n > INT32_MAX:
         raise ValueError("%d elements: split_32bit first" % n)
-    buf = np.zeros(1, PARAMS_DTYPE)
-    rec = buf[0]
+    raw = bytearray(PARAMS_DTYPE.itemsize)
     nargs = len(mem_codes)
+    data = [0] * MAX_ARGS
+    codes = [0] * MAX_ARGS
     for i in range(nargs):
-        if scalar_bytes[i] is not None:
-            rec["data"][i] = 0
-            b = np.frombuffer(scalar_bytes[i], np.uint8)
-            rec["scalar"][i, :len(b)] = b
+        b = scalar_bytes[i]
+        if b is not None:
+            raw[_SCALAR_AT + 16 * i:_SCALAR_AT + 16 * i + len(b)] = b
         else:
-            rec["data"][i] = addresses[i]
-        rec["code"][i] = mem_codes[i]
-    rec["ndim"] = nd
-    rec["numel"] = n
-    div = np.zeros((MAX_DIMS, 3), np.uint32)
+            data[i] = addresses[i]
+        codes[i] = mem_codes[i]
+    _DATA.pack_into(raw, 0, *data)
+    _HEAD.pack_into(raw, _CODE_AT, *codes, nd, n)
     for d, size in enumerate(piece.shape):
-        magic, shift = int_divider(max(size, 1))
-        div[d] = (size, magic, shift)
-    rec["divider"] = div
-    strides = np.zeros((MAX_DIMS, MAX_ARGS), np.int32)
+        _DIVIDER.pack_into(raw, _DIVIDER_AT + 12 * d, size, *int_divider(max(size, 1)))
     for i in range(nargs):
-        for d in range(nd):
-            strides[d, i] = 0 if scalar_bytes[i] is not None else piece.strides[i][d]
-    rec["stride"] = strides
+        if scalar_bytes[i] is None:
+            st = piece.strides[i]
+            for d in range(nd):
+                _I32.pack_into(raw, _STRIDE_AT + 4 * (d * MAX_ARGS + i), st[d])
     # a 1-element structured array: what cupy.RawKernel passes by value
-    return buf
+    return np.frombuffer(raw, PARAMS_DTYPE)
 
 
 Launch = namedtuple("Launch", "kernel grid block params numel")
@@ -213,6 +214,12 @@ Launch = namedtuple("Launch", "kernel grid block params numel")
 
 _DATA = struct.Struct("<%dQ" % MAX_ARGS)
 _U64 = struct.Struct("<Q")
+_HEAD = struct.Struct("<%diii" % MAX_ARGS)             # code[], ndim, numel
+_DIVIDER = struct.Struct("<3I")
+_I32 = struct.Struct("<i")
+_CODE_AT = PARAMS_DTYPE.fields["code"][1]
+_DIVIDER_AT = PARAMS_DTYPE.fields["divider"][1]
+_STRIDE_AT = PARAMS_DTYPE.fields["stride"][1]
 _SCALAR_AT = PARAMS_DTYPE.fields["scalar"][1]
 _MASK64 = 2**64 - 1
 
@@ -355,42 +362,34 @@ def reduce_config(rp, ordered, sm_count=132):
     return ReduceConfig(0 if inner else 1, block, (gx, nsplit, 1), nsplit)
 
 
-def _dividers(shape):
-    div = np.zeros((MAX_DIMS, 3), np.uint32)
+def _pack_dividers(raw, at, shape):
+    """titer_div[] for a shape, at byte offset `at`."""
     for d, size in enumerate(shape):
         if d + 1 < len(shape) and size > INT32_MAX + 1:
             raise ValueError("dim of %d elements is too large to divide by on the device" % size)
         size = min(size, 0xFFFFFFFF)            # the slowest dim is never divided by
-        magic, shift = int_divider(max(min(size, INT32_MAX + 1), 1))
-        div[d] = (size, magic, shift)
-    return div
+        _DIVIDER.pack_into(raw, at + 12 * d, size, *int_divider(max(min(size, INT32_MAX + 1), 1)))
 
 
 def pack_rparams(rp, in_addr, out_addr, partial_addr, in_code, init_bytes, ordered,
                  config=None, scan_out_stride=0):
-    """titer_rparams for one reduction (or scan), a 1-element structured array."""
+    """titer_rparams for one reduction (or scan), a 1-element structured
+    array; packed with struct, as pack_params."""
     if len(rp.rshape) > MAX_DIMS or len(rp.kshape) > MAX_DIMS:
         raise ValueError("more than %d reduced or kept dims" % MAX_DIMS)
-    buf = np.zeros(1, RPARAMS_DTYPE)
-    rec = buf[0]
-    rec["in_"], rec["out"], rec["partial"] = in_addr, out_addr, partial_addr
+    raw = bytearray(RPARAMS_DTYPE.itemsize)
+    _RPOINTERS.pack_into(raw, 0, in_addr, out_addr, partial_addr)
     if init_bytes is not None:
-        rec["init"][:len(init_bytes)] = np.frombuffer(init_bytes, np.uint8)
-    rec["has_init"] = init_bytes is not None
-    rec["nred"], rec["nout"] = numel(rp.rshape), numel(rp.kshape)
-    rec["rndim"], rec["kndim"] = len(rp.rshape), len(rp.kshape)
-    rec["in_code"] = in_code
-    rec["ordered"] = bool(ordered)
-    rec["out_on_x"] = config.out_on_x if config else 1
-    rec["nsplit"] = config.nsplit if config else 1
+        raw[_RINIT_AT:_RINIT_AT + len(init_bytes)] = init_bytes
+    _RHEAD.pack_into(raw, _RF["nred"], numel(rp.rshape), numel(rp.kshape), len(rp.rshape),
+                     len(rp.kshape), in_code, config.out_on_x if config else 1,
+                     init_bytes is not None, bool(ordered), config.nsplit if config else 1)
     for name, values in (("rstride", rp.rstrides), ("kstride", rp.kstrides), ("kout", rp.kout)):
-        row = np.zeros(MAX_DIMS, np.int64)
-        row[:len(values)] = values
-        rec[name] = row
-    rec["rsize"] = _dividers(rp.rshape)
-    rec["ksize"] = _dividers(rp.kshape)
-    rec["scan_out_stride"] = scan_out_stride
-    return buf
+        struct.pack_into("<%dq" % len(values), raw, _RF[name], *values)
+    _pack_dividers(raw, _RF["rsize"], rp.rshape)
+    _pack_dividers(raw, _RF["ksize"], rp.kshape)
+    _I64.pack_into(raw, _RF["scan_out_stride"], scan_out_stride)
+    return np.frombuffer(raw, RPARAMS_DTYPE)
 
 
 def plan_reduction(stem, rp, in_addr, out_addr, in_code, loop_code, init_bytes, ordered,
@@ -411,6 +410,10 @@ def plan_reduction(stem, rp, in_addr, out_addr, in_code, loop_code, init_bytes, 
 
 
 _RPOINTERS = struct.Struct("<3Q")            # in_, out, partial
+# nred, nout, rndim, kndim, in_code, out_on_x, has_init, ordered, nsplit
+_RHEAD = struct.Struct("<qq7i")
+_I64 = struct.Struct("<q")
+_RF = {name: RPARAMS_DTYPE.fields[name][1] for name in RPARAMS_DTYPE.names}
 _RINIT_AT = RPARAMS_DTYPE.fields["init"][1]
 
 
