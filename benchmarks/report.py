@@ -5,7 +5,9 @@
 Per benchmark group: each library's median time and its ratio to the
 reference's (NumPy by default; reference median / library median, so > 1
 means faster than the reference).  An overview table of the ratios comes
-first.
+first.  A benchmark that records the bytes it moves (``extra_info["bytes"]``)
+gets its bandwidth in GB/s, and a group with a ``d2d-copy`` entry each
+impl's share of that copy's bandwidth.
 """
 import argparse
 import json
@@ -58,10 +60,29 @@ def overview(groups):
     return markdown_table(header, rows)
 
 
-def group_table(medians):
-    rows = [[impl, format_time(seconds), ratio(medians, impl)]
+def bytes_by_group(benchmarks):
+    """{group: {impl: bytes moved}} for the benchmarks that record it."""
+    moved = {}
+    for bench in benchmarks:
+        n = bench.get("extra_info", {}).get("bytes")
+        if n:
+            moved.setdefault(bench["group"], {})[bench["params"]["impl"]] = n
+    return moved
+
+
+def group_table(medians, moved=None):
+    if not moved:
+        rows = [[impl, format_time(seconds), ratio(medians, impl)]
+                for impl, seconds in medians.items()]
+        return markdown_table(["impl", "median", f"{REFERENCE} / impl"], rows)
+    rate = {impl: moved[impl] / seconds for impl, seconds in medians.items() if impl in moved}
+    bar = rate.get("d2d-copy")
+    rows = [[impl, format_time(seconds), ratio(medians, impl),
+             f"{rate[impl] / 1e9:.0f}" if impl in rate else "-",
+             f"{100 * rate[impl] / bar:.0f}%" if bar and impl in rate else "-"]
             for impl, seconds in medians.items()]
-    return markdown_table(["impl", "median", f"{REFERENCE} / impl"], rows)
+    return markdown_table(["impl", "median", f"{REFERENCE} / impl", "GB/s",
+                           "of d2d-copy GB/s"], rows)
 
 
 def main(argv=None):
@@ -77,6 +98,7 @@ def main(argv=None):
         data = json.load(file)
 
     groups = medians_by_group(data["benchmarks"])
+    moved = bytes_by_group(data["benchmarks"])
     versions = data["machine_info"].get("library_versions", {})
     print(f"Run {data['datetime']}, {data['machine_info'].get('cpu', {}).get('brand_raw', '')}; "
           + ", ".join(f"{name} {version}" for name, version in versions.items()))
@@ -86,7 +108,7 @@ def main(argv=None):
     if not args.overview_only:
         for group, medians in groups.items():
             print(f"\n### {group}\n")
-            print(group_table(medians))
+            print(group_table(medians, moved.get(group)))
 
 
 if __name__ == "__main__":

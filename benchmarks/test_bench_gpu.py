@@ -69,10 +69,21 @@ def _binary(a_key, b_key, out_key, view=lambda x: x):
 
 
 def case_d2d_reference(d, impl):
-    """The bandwidth bar: one cudaMemcpy of the add's 3 x 256 MiB traffic
-    (read a, write out: 2 streams; the add also reads b)."""
+    """The bandwidth bar: one device-to-device cudaMemcpy of `a` into `out`
+    (256 MiB read + 256 MiB written; the add moves 3 x 256 MiB: it reads b
+    too).  report.py compares bytes per second (extra_info["bytes"])."""
     a, out = d["a"], d["out"]
     return lambda: out.data.copy_from_device(a.data, a.nbytes)
+
+
+BANDWIDTH_CASE = "add f32 2^26 contiguous"
+
+
+def bytes_moved(case, impl):
+    """Bytes read + written by one call of the bandwidth case, else None."""
+    if case != BANDWIDTH_CASE:
+        return None
+    return (2 if impl == "d2d-copy" else 3) * BIG * 4
 
 
 def _reduction(kind, axis):
@@ -130,7 +141,7 @@ CASES = {
 def test_gpu(benchmark, data, case, impl):
     if impl == "torch" and not torch_cuda:
         pytest.skip("PyTorch without CUDA")
-    if impl == "d2d-copy" and case != "add f32 2^26 contiguous":
+    if impl == "d2d-copy" and case != BANDWIDTH_CASE:
         pytest.skip("the copy bar belongs to the bandwidth case")
     call = case_d2d_reference(data, impl) if impl == "d2d-copy" else CASES[case](data, impl)
     sync = cp.cuda.Device().synchronize
@@ -143,6 +154,8 @@ def test_gpu(benchmark, data, case, impl):
         return r
 
     benchmark.group = case
+    if bytes_moved(case, impl):
+        benchmark.extra_info["bytes"] = bytes_moved(case, impl)
     result = benchmark(timed)
     if impl == "titer" and result is not None:      # the same answer as CuPy's
         want = CASES[case](data, "cupy")()
