@@ -2,6 +2,7 @@
 RawModule(path=fatbin) memoized per device, the RawModule(code=...) fallback
 with titer's headers pasted in, launches on the operands' device with the
 parameters as a by-value struct.  No GPU, no CuPy."""
+import ctypes
 import importlib
 import sys
 import types
@@ -38,7 +39,16 @@ def make_fake_cupy(fail_fatbin=False):
             self.module, self.name = module, name
 
         def __call__(self, grid, block, args):
-            state["calls"].append((state["device"], self.name, grid, block, args))
+            """As cupy.cuda.Function: a NumPy argument must hold one item
+            and goes by value from __array_interface__['data'][0]; the
+            record keeps the bytes the driver would copy."""
+            passed = []
+            for a in args:
+                assert isinstance(a, np.ndarray) and a.size == 1
+                if state.get("reads_typestr"):      # a CuPy reading more of it
+                    a.__array_interface__["typestr"]
+                passed.append(ctypes.string_at(a.__array_interface__["data"][0], a.itemsize))
+            state["calls"].append((state["device"], self.name, grid, block, tuple(passed)))
 
     class RawModule:
         def __init__(self, path=None, code=None, options=()):
@@ -133,12 +143,9 @@ def test_fatbin_loaded_once_per_device(fake):
     assert [c[0] for c in cupy.state["calls"]] == [0, 0, 1]
     dev, name, grid, block, args = cupy.state["calls"][0]
     assert name == "titer_add_ff_f_vec4" and grid == (1, 1, 1) and block == (128, 1, 1)
-    (params,) = args
-    assert isinstance(params, np.ndarray) and params.shape == (1,)
-    # one opaque item (CuPy's __array_interface__ on the structured dtype costs
-    # ~20 us a launch), the titer_params bytes
-    assert params.dtype == np.dtype((np.void, plan.PARAMS_DTYPE.itemsize))
-    assert params.view(plan.PARAMS_DTYPE)[0]["numel"] == 100
+    (params,) = args                                   # the titer_params bytes
+    assert params == launch.params.tobytes()
+    assert np.frombuffer(params, plan.PARAMS_DTYPE)[0]["numel"] == 100
 
 
 @pytest.mark.parametrize("fake", [True], indirect=True)
@@ -189,8 +196,7 @@ def test_allocations_and_reductions_through_the_cupy_backend(fake, monkeypatch):
     grid, block = calls[0][2], calls[0][3]
     assert block == (4, 64, 1) and grid[0] == 1 and 1 < grid[1] <= 16   # 4 SMs: 16 blocks
     (params,) = calls[0][4]
-    assert params.dtype == np.dtype((np.void, plan.RPARAMS_DTYPE.itemsize))
-    assert params.view(plan.RPARAMS_DTYPE)[0]["nsplit"] == grid[1]
+    assert np.frombuffer(params, plan.RPARAMS_DTYPE)[0]["nsplit"] == grid[1]
     dcopy.copy(FakeDeviceArray(np.zeros((4, 3), np.float64)),
                FakeDeviceArray(np.ones((4, 3), np.float32)), backend=be)
     assert cupy.state["calls"][-1][1].startswith("titer_copy_d_d_cast")
@@ -216,8 +222,30 @@ def test_cupy_arrays_keyed_by_their_attributes(fake, monkeypatch):
     assert second.strides == first.strides == (4, 16)
     assert [c[1] for c in cupy.state["calls"]] == ["titer_add_ff_f_vec4"] * 2
     (p1,), (p2,) = cupy.state["calls"][0][4], cupy.state["calls"][1][4]
-    p1, p2 = p1.view(plan.PARAMS_DTYPE), p2.view(plan.PARAMS_DTYPE)
+    p1, p2 = np.frombuffer(p1, plan.PARAMS_DTYPE), np.frombuffer(p2, plan.PARAMS_DTYPE)
     assert p1[0]["data"][0] == first.ptr and p2[0]["data"][0] == second.ptr
     assert p2[0]["data"][1] == p2[0]["data"][2] == a.ptr
     empty = be.empty((0, 3), np.dtype(np.float64), (8, 0), {0})
     assert empty.shape == (0, 3) and empty.strides == (8, 0)
+
+
+def test_launch_arguments_reused_for_replayed_buffers(fake):
+    """The parameter argument of a launch replayed on the same buffers is
+    the one made last time (its address read once); a CuPy that reads more
+    of __array_interface__ than the address gets plain arrays from then on."""
+    cupy, mod = fake
+    be = mod.CupyBackend()
+    launch = _launch()
+    be.launch("add", launch)
+    first = be._args[(0, launch.kernel)][1]
+    be.launch("add", launch)
+    assert be._args[(0, launch.kernel)][1] is first and type(first) is mod._Params
+    other = _launch()                                   # same bytes, another array
+    be.launch("add", other)
+    assert be._args[(0, launch.kernel)][1] is not first
+    cupy.state["reads_typestr"] = True
+    be.launch("add", launch)
+    assert not be._fast_args
+    be.launch("add", launch)
+    calls = cupy.state["calls"]
+    assert len(calls) == 5 and all(c[4] == (launch.params.tobytes(),) for c in calls)

@@ -23,6 +23,31 @@ _EXTENTS = {}                           # (shape, strides, itemsize) -> _extent
 _VOID = {n: np.dtype((np.void, n)) for n in (PARAMS_DTYPE.itemsize, RPARAMS_DTYPE.itemsize)}
 
 
+def _opaque(params):
+    return params.view(_VOID[params.itemsize])
+
+
+class _Params(np.ndarray):
+    """Kernel parameters whose address is known: CuPy passes a 1-item NumPy
+    argument by value from ``__array_interface__['data'][0]`` alone, and
+    NumPy builds that whole dict per read (~3 us)."""
+
+    @property
+    def __array_interface__(self):
+        return self._interface
+
+
+def _kernel_argument(params):
+    """The launch argument for a titer_params / titer_rparams array: an
+    opaque item with its interface computed once (launches replayed on the
+    same buffers reuse it)."""
+    arg = _opaque(params)
+    interface = {"data": arg.__array_interface__["data"]}
+    arg = arg.view(_Params)
+    arg._interface = interface
+    return arg
+
+
 def _extent(shape, strides, itemsize):
     """(bytes to allocate, offset of element 0) for a layout; an empty array
     gets an item's worth too (CuPy takes strides only with memory)."""
@@ -44,6 +69,8 @@ class CupyBackend:
         self._lock = threading.Lock()
         self._sms = {}                  # device id -> multiprocessor count
         self.plan_cache = {}            # dispatch's recorded launches, by layout
+        self._args = {}                 # (device id, kernel name) -> (params, its argument)
+        self._fast_args = True          # _Params accepted (see _kernel_argument)
 
     @classmethod
     def get(cls):
@@ -136,4 +163,17 @@ class CupyBackend:
             fn = getattr(fn, "kernel", fn)
             self._functions[key] = fn
         params = launch.params
-        fn(launch.grid, launch.block, (params.view(_VOID[params.itemsize]),))
+        last = self._args.get(key)
+        if last is not None and last[0] is params:     # a replay of the same buffers
+            arg = last[1]
+        else:
+            arg = _kernel_argument(params) if self._fast_args else _opaque(params)
+            self._args[key] = (params, arg)
+        try:
+            fn(launch.grid, launch.block, (arg,))
+        except (KeyError, TypeError):
+            if not self._fast_args or type(arg) is not _Params:
+                raise
+            self._fast_args = False             # this CuPy reads more of the interface
+            self._args.clear()
+            fn(launch.grid, launch.block, (_opaque(params),))
