@@ -65,7 +65,7 @@ class CupyBackend:
 
     def __init__(self):
         self._modules = {}              # (device id, op) -> RawModule
-        self._functions = {}            # (device id, kernel name) -> RawKernel
+        self._functions = {}            # (device id, kernel name) -> cupy.cuda.Function
         self._lock = threading.Lock()
         self._sms = {}                  # device id -> multiprocessor count
         self.plan_cache = {}            # dispatch's recorded launches, by layout
