@@ -325,6 +325,13 @@ def test_out_given_and_overlap(be):
     y = a.copy()
     run(be, "negative", y, y)                  # exact alias: in place
     assert_same(y, -a)
+    z = np.zeros(4)
+    with pytest.raises(ValueError, match="internal overlap"):     # a ValueError, as on the CPU
+        run(be, "add", np.broadcast_to(z, (3, 4)), a[:12].reshape(3, 4), 1.0)
+    assert_same(z, np.zeros(4))
+    w = np.zeros((4, 3))
+    run(be, "add", w.T, a[:12].reshape(3, 4), 1.0)               # strided, no overlap
+    assert_same(w.T, a[:12].reshape(3, 4) + 1.0)
 
 
 def test_errors_match_cpu(be):

@@ -303,6 +303,14 @@ def is_non_overlapping_and_dense(x):
                                     <const int64_t *>cnp.PyArray_STRIDES(a), a.itemsize)
 
 
+def internal_overlap(x):
+    """Two index tuples of x reach one byte (the build's output check), for
+    titer.cuda's stand-ins of device arrays."""
+    cdef cnp.ndarray a = np.asarray(x)
+    return has_internal_overlap(a.ndim, <const int64_t *>cnp.PyArray_DIMS(a),
+                                <const int64_t *>cnp.PyArray_STRIDES(a), a.itemsize)
+
+
 def suggest_memory_format(x, exact_match=False):
     """'channels_last' / 'channels_last_3d' when the strides look like it
     (ATen's is_strides_like_channels_last, ambiguous cases -> contiguous);

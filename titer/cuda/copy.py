@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _core
 from . import dispatch, plan as _plan
-from .dispatch import (DeviceInfo, dtype_code, has_internal_overlap,
+from .dispatch import (DeviceInfo, dtype_code,
                        is_device_array, manifest, stand_in)
 
 _CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
@@ -107,7 +107,7 @@ def copy(dst, src, casting="same_kind", backend=None):
     if shape != d.shape:
         raise ValueError("could not broadcast input array from shape %s into shape %s"
                          % (_core._shape_str(src_shape), _core._shape_str(d.shape)))
-    if has_internal_overlap(d.shape, d.strides, d.dtype.itemsize):
+    if d.internal_overlap():
         raise ValueError("copy: dst has internal overlap (a stride-0 or overlapping "
                          "dimension); it cannot be written element by element")
     devices = {backend.device_of(dst)}
@@ -123,21 +123,15 @@ def copy(dst, src, casting="same_kind", backend=None):
     devices.add(backend.device_of(src))
     if len(devices) > 1:
         raise ValueError("titer.copy: dst and src are on different devices %s" % sorted(devices))
-    if _plan.numel(d.shape) == 0 or (s.ptr == d.ptr and s.shape == d.shape
-                                     and s.strides == d.strides and s.dtype == d.dtype):
+    if _plan.numel(d.shape) == 0 or s.same_view(d):
         return dst
-    if _overlaps(s, d):
+    if s.overlaps(d):
         s = clone(backend, s, devices)       # as if src were copied first (NumPy's rule)
     if s.dtype.kind == "c" and d.dtype.kind not in "cb":
         warnings.warn("Casting complex values to real discards the imaginary part",
                       np.exceptions.ComplexWarning, stacklevel=2)
     copy_view(backend, d, s, devices)
     return dst
-
-
-def _overlaps(a, b):
-    ea, eb = a.extent(), b.extent()
-    return ea is not None and eb is not None and ea[0] < eb[1] and eb[0] < ea[1]
 
 
 def clone(backend, info, devices=None, dtype=None, order=None):

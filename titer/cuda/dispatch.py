@@ -131,18 +131,21 @@ class DeviceInfo:
                 hi += (n - 1) * s
         return lo, hi + self.dtype.itemsize
 
+    def overlaps(self, other):
+        """The two touch a common byte (empty arrays touch none)."""
+        a, b = self.extent(), other.extent()
+        return a is not None and b is not None and a[0] < b[1] and b[0] < a[1]
 
-def has_internal_overlap(shape, strides, itemsize):
-    """Two index tuples reach one byte (the CPU build's check, in Python)."""
-    if _plan.numel(shape) <= 1:
-        return False
-    dims = sorted((abs(st), n) for n, st in zip(shape, strides) if n > 1)
-    extent = itemsize
-    for st, n in dims:
-        if st < extent:
-            return True
-        extent = st * (n - 1) + extent
-    return False
+    def internal_overlap(self):
+        """Two index tuples reach one byte (the CPU build's check)."""
+        from .. import _core
+        return _core.internal_overlap(stand_in(self.shape, self.strides, self.dtype))
+
+    def same_view(self, other):
+        """The same elements in the same order: an exact alias, safe for an
+        element-by-element loop."""
+        return (self.ptr == other.ptr and self.shape == other.shape
+                and self.strides == other.strides and self.dtype == other.dtype)
 
 
 _STAND_INS = {}
@@ -399,8 +402,7 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
 
     # 2. the plan: titer's CPU iterator over stand-ins
     for k in range(nout):
-        if outs[k] is not None and has_internal_overlap(infos[k].shape, infos[k].strides,
-                                                        infos[k].dtype.itemsize):
+        if outs[k] is not None and infos[k].internal_overlap():
             raise ValueError("output operand %d has internal overlap (a stride-0 or "
                              "overlapping dimension); it cannot be written element by "
                              "element" % k)
@@ -432,17 +434,11 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
 
     # 3. NumPy's overlap rule: an input partially overlapping an output is copied
     for i, info in enumerate(in_infos):
-        ext = info.extent() if info is not None else None
-        if ext is None:
+        if info is None:
             continue
         for k in range(nout):
-            o = infos[k]
-            oext = o.extent()
-            if oext is None or ext[1] <= oext[0] or oext[1] <= ext[0]:
+            if not info.overlaps(infos[k]) or info.same_view(infos[k]):
                 continue
-            if (info.ptr == o.ptr and info.strides == o.strides
-                    and info.shape == o.shape and info.dtype == o.dtype):
-                continue                        # exact alias: elementwise-safe
             from .copy import clone             # plan again with a copy (titer's kernel)
             copied = list(inputs)
             copied[i] = clone(backend, info, devices).array

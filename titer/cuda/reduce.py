@@ -101,11 +101,6 @@ def _operands(what, name, x, out, backend):
     return op, ufunc, out, backend, backend_manifest(backend), xi, oi
 
 
-def _overlap(a, b):
-    ea, eb = a.extent(), b.extent()
-    return ea is not None and eb is not None and ea[0] < eb[1] and eb[0] < ea[1]
-
-
 def _sm_count(backend):
     get = getattr(backend, "sm_count", None)
     return get() if get is not None else 132
@@ -164,7 +159,7 @@ def reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, initial=np.
     _check_integer_power(op, T, xi, axes, init, backend, devices)
 
     # the result in the loop dtype, as (array, its keepdims view's metadata)
-    direct = oi is not None and oi.dtype == T and not _overlap(oi, xi)
+    direct = oi is not None and oi.dtype == T and not oi.overlaps(xi)
     if direct:
         res_arr, res = out, oi
     else:
@@ -313,9 +308,7 @@ def accumulate(name, x, axis=0, dtype=None, out=None, backend=None):
     if len(devices) > 1:
         raise ValueError("titer.accumulate: operands are on different devices %s"
                          % sorted(devices))
-    exact_alias = (oi is not None and oi.dtype == xi.dtype and oi.ptr == xi.ptr
-                   and oi.strides == xi.strides)
-    direct = oi is not None and oi.dtype == T and (exact_alias or not _overlap(oi, xi))
+    direct = oi is not None and oi.dtype == T and (oi.same_view(xi) or not oi.overlaps(xi))
     if direct:
         res_arr, res = out, oi
     else:
