@@ -48,6 +48,15 @@ def main():
     one = host.HostArray(np.ones(1, np.float32))
     out = host.HostArray(np.ones(1, np.float32))
     square = host.HostArray(np.ones((64, 64), np.float32))
+    # a new length every call (a loop over ragged data): 997 lengths, more
+    # than the plan cache holds, so only the dense-layout plan can serve them
+    ragged = [host.HostArray(np.ones(n, np.float32)) for n in range(3, 1000)]
+    turn = iter(range(1 << 62))
+
+    def add_new_length():
+        x = ragged[next(turn) % len(ragged)]
+        return titer.elementwise("add", None, x, x)
+
     print("Through the public entry points (titer.elementwise / titer.sum), the")
     print("device calls' backend replaced by one that launches nothing.\n")
     print("| call | planned every time | plan cache |")
@@ -58,6 +67,7 @@ def main():
                 ("add, 1 element, out=", lambda: titer.elementwise("add", out, one, one)),
                 ("add, 1 element, out=None", lambda: titer.elementwise("add", None, one, one)),
                 ("add, 1 element + 2.0", lambda: titer.elementwise("add", out, one, 2.0)),
+                ("add, a new length every call, out=None", add_new_length),
                 ("sum axis 0 of (64, 64)", lambda: titer.sum(square, axis=0))]:
             times = []
             for backend in (NullBackend(cache=False), NullBackend()):

@@ -81,6 +81,21 @@ def test_vector_tails_and_misaligned():
         check("add", titer.elementwise("add", None, ga[1:], gb[1:]), a[1:] + b[1:])
 
 
+def test_new_shapes_replay_the_dense_plan():
+    """C-contiguous operands of ever-new shapes: one plan, replayed with each
+    element count (the plan cache's dense key), same values and layout."""
+    rng = np.random.default_rng(3)
+    for shape in [(37,), (5, 7), (1000,), (2, 3, 4), (9, 1), (4, 1), (1,), ()]:
+        a, b = values("e", shape, rng), values("d", shape, rng)
+        want = titer.elementwise("multiply", None, a, b)
+        got = titer.elementwise("multiply", None, cp.asarray(a), cp.asarray(b))
+        check("multiply", got, want)
+        assert got.strides == want.strides
+        pair = titer.elementwise("divmod", None, cp.asarray(a), 3.0)
+        for g, w in zip(pair, titer.elementwise("divmod", None, a, 3.0)):
+            check("divmod", g, w)
+
+
 def test_zero_size_and_errors():
     z = cp.zeros((0, 4), np.float32)
     assert titer.elementwise("add", None, z, z).shape == (0, 4)

@@ -214,6 +214,30 @@ def test_launch_template_moves_pointers_with_their_bases():
     assert int(other[0].params[0]["data"][0]) == 2**40 + 32
 
 
+def test_launch_template_resized_to_another_length():
+    """A one-dim template replayed over n elements has exactly the launch a
+    fresh plan for n gets: count, divider and grid."""
+    codes = [5, 5, 5]
+    for kind_widths, itemsize in (([4, 2], 4), ([1], 4)):
+        piece = Piece((1000,), ((itemsize,),) * 3, (0, 0, 0))
+        recorded = plan.plan_launches("titer_add_ff_f", piece, [2**20] * 3, codes, codes,
+                                      [None] * 3, kind_widths)
+        template = plan.LaunchTemplate(recorded, [2**20] * 3)
+        assert template.resizable()
+        for n in (1, 2, 77, 4096, 2**29):      # 2**29 float32: the most one piece holds
+            fresh = plan.plan_launches("titer_add_ff_f", Piece((n,), piece.strides, (0, 0, 0)),
+                                       [2**21] * 3, codes, codes, [None] * 3, kind_widths)
+            got = template.replay([2**21] * 3, {}, numel=n)
+            assert len(fresh) == len(got) == 1
+            assert (got[0].kernel, got[0].grid, got[0].block, got[0].numel) == \
+                (fresh[0].kernel, fresh[0].grid, fresh[0].block, fresh[0].numel)
+            assert got[0].params.tobytes() == fresh[0].params.tobytes()
+    two_dims = Piece((10, 10), ((4, 40),) * 3, (0, 0, 0))
+    recorded = plan.plan_launches("titer_add_ff_f", two_dims, [2**20] * 3, codes, codes,
+                                  [None] * 3, [4])
+    assert not plan.LaunchTemplate(recorded, [2**20] * 3).resizable()
+
+
 # -- naming and the manifest -------------------------------------------------------
 
 def test_kernel_names():

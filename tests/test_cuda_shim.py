@@ -426,15 +426,67 @@ def test_plan_cache_replays_with_new_addresses_and_scalars(be, monkeypatch):
     assert len(calls) == 1
     x = np.arange(20, dtype=np.float32)
     run(be, "add", x[1:], x[1:], 1.0)                  # exact alias: cached
-    y = np.arange(20, dtype=np.float32)
+    z, w = np.arange(20, dtype=np.float32), np.arange(20, dtype=np.float32)
+    run(be, "add", z[1:], w[:-1], 1.0)                 # this layout without overlap: cached
+    y = np.arange(20, dtype=np.float32) ** 2
     want = y.copy()
     want[1:] = y[:-1] + 1.0
     run(be, "add", y[1:], y[:-1], 1.0)                 # partial overlap: the copy rule
     assert_same(y, want)
-    y = np.arange(20, dtype=np.float32)
+    y = np.arange(20, dtype=np.float32) ** 2
     run(be, "add", y[1:], y[:-1], 1.0)                 # again: not replayed blindly
     assert_same(y, want)
 
+
+
+def test_dense_layouts_replay_one_plan_for_every_shape(be, monkeypatch):
+    """Operands of one shape with exactly C-contiguous strides plan once per
+    op, dtypes, alignment and size-1 pattern: a new shape or length replays
+    that plan with its own element count (grid, count and divider patched),
+    with the CPU path's values and out=None layout; two outputs, casts, a
+    given out and scalars too."""
+    rng = np.random.default_rng(35)
+    calls = []
+    real = dispatch._plan.plan_launches
+    monkeypatch.setattr(dispatch._plan, "plan_launches",
+                        lambda *args, **kw: calls.append(1) or real(*args, **kw))
+    cases = [("add", ("f", "f"), None), ("multiply", ("e", "d"), None),
+             ("less", ("b", "b"), None), ("divmod", ("i", "i"), None),
+             ("add", ("h", 3), None), ("subtract", ("D", "D"), "D")]
+    for name, chars, given in cases:
+        calls.clear()
+        for shape in [(37,), (5, 7), (2, 3, 4), (1000,), (3,), (1,), (9, 1), (4, 1), ()]:
+            inputs = [values(c, shape, rng) if isinstance(c, str) else c for c in chars]
+            out = None if given is None else np.empty(shape, given)
+            got = run(be, name, out, *inputs)
+            want = cpu(name, None if out is None else np.empty(shape, given), *inputs)
+            assert_same(got, want)
+            for g, w in zip(got if isinstance(got, tuple) else (got,),
+                            want if isinstance(want, tuple) else (want,)):
+                assert g.strides == w.strides, (name, shape, g.strides, w.strides)
+        # planned: (37,), then one per new place of size-1 dims: (1,), (9, 1)
+        assert len(calls) == 3, (name, len(calls))
+
+
+def test_dense_replay_keeps_the_copy_rule_and_32bit_splits(be, monkeypatch):
+    """A dense replay still copies a partially overlapping input (NumPy's
+    rule) and plans again past 32-bit indexing."""
+    z, w = np.arange(64, dtype=np.float64), np.arange(64, dtype=np.float64)
+    run(be, "add", z[2:34], w[0:32], 1.0)              # plan: a dense layout, no overlap
+    for n in (20, 31, 32):
+        y = np.arange(64, dtype=np.float64)
+        want = y.copy()
+        want[2:2 + n] = y[:n] + 1.0
+        run(be, "add", y[2:2 + n], y[:n], 1.0)         # partial overlap, same dense key
+        assert_same(y, want)
+    rng = np.random.default_rng(36)
+    a = values("f", (300,), rng)
+    run(be, "add", None, a, a)
+    monkeypatch.setattr(plan, "SPLIT_LIMIT", 257 * 4)
+    b = values("f", (40, 33), rng)
+    be.launched.clear()
+    assert_same(run(be, "add", None, b, b), cpu("add", None, b, b))
+    assert len(be.launched) > 4
 
 
 def test_plan_cache_scalars_keep_their_signs_and_types(be):

@@ -461,5 +461,5 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
         backend.launch(canonical, launch, device)
     if cache_key is not None and not warned:
         plan_cache.remember_elementwise(backend, cache_key, nout, loop_in, loop_out, outs_given,
-                                        infos, launches, bases)
+                                        infos, piece, launches, bases)
     return result

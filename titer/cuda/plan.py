@@ -163,12 +163,14 @@ def choose_kernel(piece, addresses, mem_codes, loop_codes, scalars, vec_widths):
     return "offset"
 
 
+def elements_per_block(kind):
+    """How many elements one block of a 'vec<W>', 'offset' or 'cast' kernel covers."""
+    return BLOCK * UNROLL * (int(kind[3:]) if kind.startswith("vec") else 1)
+
+
 def launch_config(kind, n):
     """(grid, block) for n elements."""
-    if kind.startswith("vec"):
-        per_block = BLOCK * UNROLL * int(kind[3:])
-    else:
-        per_block = BLOCK * UNROLL
+    per_block = elements_per_block(kind)
     return ((n + per_block - 1) // per_block, 1, 1), (BLOCK, 1, 1)
 
 
@@ -218,6 +220,8 @@ _HEAD = struct.Struct("<%diii" % MAX_ARGS)             # code[], ndim, numel
 _DIVIDER = struct.Struct("<3I")
 _I32 = struct.Struct("<i")
 _CODE_AT = PARAMS_DTYPE.fields["code"][1]
+_NDIM_AT = PARAMS_DTYPE.fields["ndim"][1]
+_NUMEL_AT = PARAMS_DTYPE.fields["numel"][1]
 _DIVIDER_AT = PARAMS_DTYPE.fields["divider"][1]
 _STRIDE_AT = PARAMS_DTYPE.fields["stride"][1]
 _SCALAR_AT = PARAMS_DTYPE.fields["scalar"][1]
@@ -236,29 +240,45 @@ class LaunchTemplate:
             raw = launch.params.tobytes()
             data = _DATA.unpack_from(raw, 0)
             moves = tuple((8 * i, i, d - bases[i]) for i, d in enumerate(data) if d != 0)
+            per_block = elements_per_block(launch.kernel.rsplit("_", 1)[1])
             self.launches.append((launch.kernel, launch.grid, launch.block, launch.numel,
-                                  raw, moves))
-        self.last = None                # (bases, scalars, launches) of the last replay
+                                  raw, moves, per_block))
+        self.last = None                # (bases, scalars, numel, launches) of the last replay
 
-    def replay(self, bases, scalar_bytes):
-        """[Launch] for operands at `bases` ({operand index: bytes} scalars).
-        The same operands as last time (a loop over the same buffers) get the
-        same Launch objects: a launch copies its parameters, and nothing
-        writes into a Launch once made."""
+    def resizable(self):
+        """One launch over one dim: replay(numel=n) may give it any length
+        (a dense layout's plan is its element count and nothing else)."""
+        if len(self.launches) != 1:
+            return False
+        raw = self.launches[0][4]
+        return _I32.unpack_from(raw, _NDIM_AT)[0] == 1
+
+    def replay(self, bases, scalar_bytes, numel=None):
+        """[Launch] for operands at `bases` ({operand index: bytes} scalars),
+        over `numel` elements instead of the recorded count when given (a
+        resizable() template only).  The same operands as last time (a loop
+        over the same buffers) get the same Launch objects: a launch copies
+        its parameters, and nothing writes into a Launch once made."""
         last = self.last
-        if last is not None and last[0] == bases and last[1] == scalar_bytes:
-            return last[2]
+        if last is not None and last[0] == bases and last[1] == scalar_bytes \
+                and last[2] == numel:
+            return last[3]
         out = []
         pack = _U64.pack_into
-        for kernel, grid, block, numel, raw, moves in self.launches:
+        for kernel, grid, block, n, raw, moves, per_block in self.launches:
             raw = bytearray(raw)
             for at, i, off in moves:
                 pack(raw, at, (bases[i] + off) & _MASK64)
             for i, b in scalar_bytes.items():
                 at = _SCALAR_AT + 16 * i
                 raw[at:at + len(b)] = b
-            out.append(Launch(kernel, grid, block, np.frombuffer(raw, PARAMS_DTYPE), numel))
-        self.last = (list(bases), dict(scalar_bytes), out)
+            if numel is not None and numel != n:
+                n = numel
+                _I32.pack_into(raw, _NUMEL_AT, n)
+                _DIVIDER.pack_into(raw, _DIVIDER_AT, n, *int_divider(n))
+                grid = ((n + per_block - 1) // per_block, 1, 1)
+            out.append(Launch(kernel, grid, block, np.frombuffer(raw, PARAMS_DTYPE), n))
+        self.last = (list(bases), dict(scalar_bytes), numel, out)
         return out
 
 

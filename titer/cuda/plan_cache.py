@@ -7,6 +7,11 @@ NumPy scalar type, or "allocate" for out=None.  A hit re-addresses the
 recorded launches (every kernel argument is base + offset: plan.LaunchTemplate
 patches bytes), refills the scalar slots and launches: no dtype resolution,
 no iterator, no packing.  Each backend holds its own cache (``plan_cache``).
+
+A call whose array operands share one shape with exactly C-contiguous
+strides (the common case) is also remembered under a dense key without the
+shape: its plan is one dim of numel elements for every such shape, so a
+loop over ever-new lengths replays one plan with the count patched.
 """
 from math import copysign
 
@@ -20,8 +25,8 @@ _SCALAR_TYPES = (bool, int, float, complex)
 
 
 class _CachedCall:
-    __slots__ = ("nout", "loop_in", "loop_out", "alloc", "extents", "launches", "bases",
-                 "scalar_slots", "checks_power")
+    __slots__ = ("nout", "loop_in", "loop_out", "alloc", "extents", "itemsizes", "launches",
+                 "bases", "scalar_slots", "checks_power")
 
 
 def interface_key(x, device_of):
@@ -82,14 +87,64 @@ def scalar_bytes(value, dt):
     return b
 
 
+def _c_strides(shape, itemsize):
+    """C-contiguous strides, exactly (size-1 dims included)."""
+    strides, acc = [], itemsize
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= n
+    return tuple(reversed(strides))
+
+
+def _is_c_contiguous(shape, strides, itemsize):
+    """strides == _c_strides(shape, itemsize), without building it."""
+    acc = itemsize
+    for d in range(len(shape) - 1, -1, -1):
+        if strides[d] != acc:
+            return False
+        acc *= shape[d]
+    return True
+
+
+def _dense_key(head, parts):
+    """The key under which a call whose array operands all have one shape
+    and exactly C-contiguous strides finds a plan recorded for another
+    shape: such a call's plan is one dim of numel elements whatever the
+    shape (vector width from the addresses modulo 16, kept in the key).
+    (key, shape), or (None, None)."""
+    shape = None
+    dense = list(head)
+    for part in parts:
+        if type(part) is not tuple:
+            dense.append(part)
+            continue
+        dt, sh, st = part[0], part[1], part[2]
+        if shape is None:
+            shape = sh
+        elif sh != shape:
+            return None, None
+        if st is not None and not _is_c_contiguous(sh, st, dt.itemsize):
+            return None, None
+        dense.append((dt, part[3], part[4]))
+    if shape is None:
+        return None, None
+    # The iterator orders dims by comparing strides; exact C strides tie
+    # only around size-1 dims, so where those are (not the sizes or the
+    # rank) decides its out=None layout, and is part of the key.
+    ones = tuple(n == 1 for n in shape)
+    dense.append(ones if True in ones else None)
+    return tuple(dense), shape
+
+
 def replay_elementwise(backend, canonical, nout, outs, inputs, dtype, casting):
-    """(result, None) on a cache hit; (None, key) to plan (and remember)."""
+    """(result, None) on a cache hit; (None, keys) to plan (and remember)."""
     cache = getattr(backend, "plan_cache", None)
     if cache is None:
         return None, None
     array_key = array_key_of(backend)
     operands = list(outs) + list(inputs)
-    parts, ptrs, devices = [canonical, dtype, casting], [], set()
+    head = (canonical, dtype, casting)
+    parts, ptrs, devices = [], [], set()
     for x in operands:
         t = type(x)
         if x is None:
@@ -106,12 +161,27 @@ def replay_elementwise(backend, canonical, nout, outs, inputs, dtype, casting):
         parts.append(part)
         ptrs.append(ptr)
     try:
-        key = tuple(parts)
+        key = head + tuple(parts)
         hit = cache.get(key)
     except TypeError:                   # an unhashable dtype= or casting=
         return None, None
+    numel = None
     if hit is None:
-        return None, key
+        dense, shape = _dense_key(head, parts)
+        hit = cache.get(dense) if dense is not None else None
+        if hit is None:
+            return None, (key, dense)
+        numel = 1
+        for n in shape:
+            numel *= n
+        if numel == 0 or any(size is not None and 1 + (numel - 1) * size > _plan.SPLIT_LIMIT
+                             for size in hit.itemsizes):
+            return None, (key, None)    # 0-size or past 32-bit indexing: plan it
+        alloc = [None if outs[k] is not None else
+                 (shape, _c_strides(shape, hit.loop_out[k].itemsize)) for k in range(nout)]
+        extents = [None if size is None else (0, numel * size) for size in hit.itemsizes]
+    else:
+        alloc, extents = hit.alloc, hit.extents
     if len(devices) > 1:
         return None, None               # planning raises the error
     scalars = {}
@@ -125,7 +195,7 @@ def replay_elementwise(backend, canonical, nout, outs, inputs, dtype, casting):
     results = list(outs)
     given = []
     for k in range(nout):
-        layout = hit.alloc[k]
+        layout = alloc[k]
         if layout is None:
             given.append(k)
             continue
@@ -136,7 +206,6 @@ def replay_elementwise(backend, canonical, nout, outs, inputs, dtype, casting):
         ptrs[k] = ptr
     # NumPy's overlap rule (a new output overlaps nothing): an input partially
     # overlapping a given output plans again
-    extents = hit.extents
     for k in given:
         ek = extents[k]
         if ek is None:
@@ -145,33 +214,41 @@ def replay_elementwise(backend, canonical, nout, outs, inputs, dtype, casting):
         for i in range(nout, len(operands)):
             ei = extents[i]
             if (ei is None or ptrs[i] + ei[1] <= lo_k or hi_k <= ptrs[i] + ei[0]
-                    or (ptrs[i] == ptrs[k] and parts[3 + i] == parts[3 + k])):
+                    or (ptrs[i] == ptrs[k] and parts[i] == parts[k])):
                 continue
             return None, None
     device = next(iter(devices)) if devices else None
-    for launch in hit.launches.replay(ptrs, scalars):
+    for launch in hit.launches.replay(ptrs, scalars, numel):
         backend.launch(canonical, launch, device)
     return (results[0] if nout == 1 else tuple(results)), None
 
 
-def remember_elementwise(backend, key, nout, loop_in, loop_out, outs_given, infos,
-                         launches, bases):
+def remember_elementwise(backend, keys, nout, loop_in, loop_out, outs_given, infos,
+                         piece, launches, bases):
+    """Remember a planned call under its exact key and, when its plan is one
+    dense dim (see _dense_key), under its dense key too."""
     cache = backend.plan_cache
     if len(cache) >= _CACHE_LIMIT:
         cache.clear()
+    key, dense = keys
     c = _CachedCall()
     c.nout, c.loop_in, c.loop_out = nout, loop_in, loop_out
     c.alloc = [None if outs_given[k] else (infos[k].shape, infos[k].strides)
                for k in range(nout)]
     c.extents = [None if inf is None or inf.extent() is None
                  else (inf.extent()[0] - inf.ptr, inf.extent()[1] - inf.ptr) for inf in infos]
+    c.itemsizes = [None if inf is None else inf.dtype.itemsize for inf in infos]
     c.launches, c.bases = _plan.LaunchTemplate(launches, bases), list(bases)
     c.scalar_slots = [(nout + i, loop_in[i]) for i, inf in enumerate(infos[nout:])
                       if inf is None]
     c.checks_power = key[0] == "power" and loop_in[1].kind == "i"
     cache[key] = c
-
-
+    if (dense is not None and c.launches.resizable() and len(piece.shape) == 1
+            and piece.shape[0] >= 2
+            and all(inf is None or (piece.strides[i][0] == inf.dtype.itemsize
+                                    and _is_c_contiguous(inf.shape, inf.strides, inf.dtype.itemsize))
+                    for i, inf in enumerate(infos))):
+        cache[dense] = c
 # ---- reductions: titer.sum(x, axis) again on the same layout (out=None and
 # no where= only) ----
 
