@@ -5,7 +5,8 @@ Environment:
   TITER_DEBUG=1      bounds checks, wraparound and -O0 -g for debugging
   TITER_NO_OPENMP=1  build without OpenMP (loops run serially)
   TITER_NO_CUDA=1    do not run nvcc (CUDA kernels ship as source only)
-  TITER_CUDA_ARCHS   nvcc targets: "ptx" (default), "80;90+ptx", "full"
+  TITER_CUDA_ARCHS   nvcc targets: "auto" (default: SASS for this machine's
+                     GPUs + PTX), "ptx", "native", "80;90+ptx", "full"
   TITER_ISA_BUILDS   instruction-set builds of the loops besides the baseline,
                      comma-separated from "avx2,avx512" (default "avx2" on
                      x86-64; "" for none).  avx512 is opt-in: GCC 12 fuses

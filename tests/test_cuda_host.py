@@ -313,6 +313,26 @@ def test_cuda_archs():
     archs, ptx, dropped = build.cuda_archs("full", [75, 80, 86, 89, 90, 100])
     assert archs == [75, 80, 86, 89, 90] and ptx == 75 and dropped == [70]
     assert build.cuda_archs("sm_86", None) == ([86], None, [])
+    # auto: SASS for the building machine's GPUs plus PTX for the rest
+    assert build.cuda_archs("auto", [75, 80, 90], native=[90]) == ([90], 75, [])
+    assert build.cuda_archs("auto", [75, 80, 90], native=[]) == ([], 75, [])
+    assert build.cuda_archs("auto", [75, 80, 90], native=[80, 120]) == ([80], 75, [120])
+    assert build.cuda_archs("native", [75, 80, 90], native=[86, 80]) == ([80], None, [86])
+    assert build.cuda_archs("native+ptx", [75, 80, 86], native=[86]) == ([86], 86, [])
+    assert build.cuda_archs("native", [75, 80], native=[]) == ([], 75, [])
+
+
+def test_native_archs_reads_nvidia_smi(tmp_path, monkeypatch):
+    """The GPUs' compute capabilities as nvidia-smi prints them; nothing
+    when it is missing or fails (a machine without a GPU or driver)."""
+    smi = tmp_path / "nvidia-smi"
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert build.native_archs() == []
+    smi.write_text("#!/bin/sh\nprintf '9.0\\n8.6\\n9.0\\n'\n")
+    smi.chmod(0o755)
+    assert build.native_archs() == [86, 90]
+    smi.write_text("#!/bin/sh\necho 'NVIDIA-SMI has failed' >&2\nexit 9\n")
+    assert build.native_archs() == []
 
 
 def test_build_without_nvcc(tmp_path, monkeypatch):

@@ -21,7 +21,10 @@ Compiles are cached by content hash: a rebuild only recompiles ops whose
 source, headers, architectures or nvcc changed.
 
 Environment:
-  TITER_CUDA_ARCHS  "ptx" (default): PTX only, for the lowest arch nvcc has;
+  TITER_CUDA_ARCHS  "auto" (default): SASS for the GPUs nvidia-smi lists on
+                    the building machine plus PTX for the lowest arch nvcc
+                    has; PTX only where there is no GPU (CI);
+                    "ptx": PTX only; "native": SASS for this machine's GPUs;
                     "full" = "70;75;80;86;89;90+ptx" (release wheels): SASS
                     for each arch nvcc supports plus PTX of the lowest;
                     "80;90": SASS only; a "+ptx" suffix adds PTX of the lowest.
@@ -48,10 +51,12 @@ COPY_MODULE = "copy"
 # Every SASS image is assembled from one PTX of the lowest architecture, so
 # nvcc's front end runs once per module and each architecture adds a ptxas
 # pass -- still 4.6x the PTX-only time (add's module: 18.2 s vs 3.95 s), ~6
-# minutes more for all modules on a 2-core machine.  The default is PTX only:
-# the driver JIT-compiles a module on its first use (once; the driver caches
-# the result), producing the same machine code ptxas would.
-DEFAULT_ARCHS = "ptx"
+# minutes more for all modules on a 2-core machine.  The default ("auto")
+# adds SASS only for the GPUs of the machine that builds (one ptxas pass for
+# a typical box); elsewhere it is PTX only: the driver JIT-compiles a module
+# on its first use (once; the driver caches the result), producing the same
+# machine code ptxas would.
+DEFAULT_ARCHS = "auto"
 FULL_ARCHS = "70;75;80;86;89;90+ptx"
 
 ITEMSIZE = {"?": 1, "b": 1, "B": 1, "h": 2, "H": 2, "e": 2, "i": 4, "I": 4,
@@ -357,20 +362,47 @@ def nvcc_archs(nvcc):
     return sorted({int(m) for m in re.findall(r"compute_(\d+)", out)})
 
 
-def cuda_archs(spec=None, supported=None):
+def native_archs():
+    """Compute capabilities of this machine's GPUs, from nvidia-smi (the
+    driver's tool: no CUDA runtime needed); [] when there is none."""
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return []
+    try:
+        out = subprocess.run([smi, "--query-gpu=compute_cap", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    if out.returncode != 0:
+        return []
+    return sorted({int(m.group(1)) * 10 + int(m.group(2))
+                   for m in re.finditer(r"^\s*(\d+)\.(\d)\s*$", out.stdout, re.M)})
+
+
+def cuda_archs(spec=None, supported=None, native=None):
     """Parse TITER_CUDA_ARCHS into ([SASS archs], PTX arch or None, [dropped]).
 
-    "ptx" (the default): PTX only, for the lowest architecture this nvcc
-    supports; the driver JIT-compiles it once per module on first use and
-    caches the result.  "full": sm_70..sm_90 + PTX, what a release wheel
-    ships (archs this nvcc lacks, like sm_70 on CUDA 13, are dropped with a
-    note).  "80;90": SASS for sm_80 and sm_90.  A "+ptx" suffix adds PTX of
-    the lowest listed one."""
+    "auto" (the default): SASS for this machine's GPUs (`native`, else
+    native_archs()) that nvcc can target, and PTX for the lowest
+    architecture nvcc supports, so the build runs on other GPUs too; PTX
+    only on a machine without a GPU.  "ptx": PTX only; the driver
+    JIT-compiles it once per module on first use and caches the result.
+    "native": SASS for this machine's GPUs.  "full": sm_70..sm_90 + PTX,
+    what a release wheel ships (archs this nvcc lacks, like sm_70 on CUDA
+    13, are dropped with a note).  "80;90": SASS for sm_80 and sm_90.  A
+    "+ptx" suffix adds PTX of the lowest listed one."""
     spec = spec if spec is not None else (os.environ.get("TITER_CUDA_ARCHS") or DEFAULT_ARCHS)
     spec = spec.strip().lower()
     if spec == "full":
         spec = FULL_ARCHS
     low = min((a for a in (supported or [70]) if a >= 70), default=70)
+    if spec in ("auto", "native", "native+ptx"):
+        found = native_archs() if native is None else native
+        archs = [a for a in found if not supported or a in supported]
+        dropped = [a for a in found if a not in archs]
+        if spec == "native" and archs:
+            return archs, None, dropped
+        return archs, (low if spec == "auto" else min(archs, default=low)), dropped
     if spec == "ptx":
         return [], low, []
     ptx = spec.endswith("+ptx")
