@@ -5,7 +5,7 @@ with titer's own typed loops: layout-aware iteration (broadcasting, dim
 reordering and coalescing, channels-last output), dtype conversion inside the
 loops, OpenMP threads above the grain size.
 """
-import contextlib
+import contextlib as _contextlib
 
 from ._core import (  # noqa: F401
     DTYPES,
@@ -51,7 +51,7 @@ __all__ = [
 ]
 
 
-@contextlib.contextmanager
+@_contextlib.contextmanager
 def num_threads(n):
     """``with titer.num_threads(n):`` runs the block with n threads."""
     previous = get_num_threads()

@@ -28,6 +28,7 @@ INT32_MAX = 2**31 - 1
 SPLIT_LIMIT = INT32_MAX  # what with_32bit_indexing splits at (tests lower it)
 
 TYPECHARS = "?bBhHiIlLefdFD"
+ITEMSIZES = tuple(np.dtype(c).itemsize for c in TYPECHARS)     # by dtype code
 
 # titer_params, field for field (checked against the C struct in the tests).
 PARAMS_DTYPE = np.dtype({
@@ -73,8 +74,12 @@ def numel(shape):
 
 def can_use_32bit_indexing(piece, limit=INT32_MAX):
     """Every element count and every byte offset fits (seed 000)."""
-    if numel(piece.shape) > limit:
+    n = numel(piece.shape)
+    if n > limit:
         return False
+    # sum((size - 1) * |stride|) <= (n - 1) * max|stride|: most plans fit by that bound
+    if 1 + (n - 1) * max((abs(x) for st in piece.strides for x in st), default=0) <= limit:
+        return True
     for st in piece.strides:
         extent = 1 + sum((s - 1) * abs(x) for s, x in zip(piece.shape, st))
         if extent > limit:
@@ -155,7 +160,7 @@ def choose_kernel(piece, addresses, mem_codes, loop_codes, scalars, vec_widths):
     cast = any(not scalars[i] and mem_codes[i] != loop_codes[i] for i in range(len(mem_codes)))
     if cast:
         return "cast"
-    sizes = [np.dtype(TYPECHARS[c]).itemsize for c in loop_codes]
+    sizes = [ITEMSIZES[c] for c in loop_codes]
     if is_contiguous(piece, sizes, scalars):
         for w in sorted(vec_widths, reverse=True):
             if can_vectorize(w, addresses, sizes, scalars):
