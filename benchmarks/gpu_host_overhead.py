@@ -57,6 +57,9 @@ def main():
         x = ragged[next(turn) % len(ragged)]
         return titer.elementwise("add", None, x, x)
 
+    def sum_new_length():
+        return titer.sum(ragged[next(turn) % len(ragged)])
+
     print("Through the public entry points (titer.elementwise / titer.sum), the")
     print("device calls' backend replaced by one that launches nothing.\n")
     print("| call | planned every time | plan cache |")
@@ -68,7 +71,8 @@ def main():
                 ("add, 1 element, out=None", lambda: titer.elementwise("add", None, one, one)),
                 ("add, 1 element + 2.0", lambda: titer.elementwise("add", out, one, 2.0)),
                 ("add, a new length every call, out=None", add_new_length),
-                ("sum axis 0 of (64, 64)", lambda: titer.sum(square, axis=0))]:
+                ("sum axis 0 of (64, 64)", lambda: titer.sum(square, axis=0)),
+                ("sum of all, a new length every call", sum_new_length)]:
             times = []
             for backend in (NullBackend(cache=False), NullBackend()):
                 dispatch.default_backend = lambda: backend

@@ -99,6 +99,19 @@ def test_options_match_cpu():
         titer.sum(gx, 0, out=np.zeros((7, 8)))
 
 
+def test_full_reductions_of_new_lengths():
+    """titer.sum / max / any over every element of ever-new lengths (the
+    plan cache replans only the reduction config), against NumPy."""
+    rng = np.random.default_rng(4)
+    for n in (1000, 3, 1, 77, 1 << 14, 1 << 20, 5000):
+        x = values("i", (n,), rng)
+        gx = cp.asarray(x)
+        assert int(titer.sum(gx)) == int(x.sum())
+        assert int(titer.max(gx)) == int(x.max())
+        assert bool(titer.any(titer.elementwise("greater", None, gx, 40))) == bool((x > 40).any())
+        assert titer.sum(gx, keepdims=True).shape == (1,)
+
+
 def test_accumulate():
     rng = np.random.default_rng(3)
     for char in "?ilfd":

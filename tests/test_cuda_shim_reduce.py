@@ -440,3 +440,42 @@ def test_integer_power_reduction_checks_exponents(be):
     y[1, 2] = -1
     with pytest.raises(ValueError, match="negative integer powers"):
         dreduce.reduce("power", H(y), 1, backend=be)
+
+
+def test_full_reductions_of_new_shapes_skip_the_iterator(be, monkeypatch):
+    """axis=None over a C-contiguous input of a new shape: the plan cache
+    replans only the reduction config (no iterator), with NumPy's answers,
+    keepdims shapes, initial values, casts and splits over blocks."""
+    rng = np.random.default_rng(12)
+    built = []
+    real = dreduce._run_reduction
+    monkeypatch.setattr(dreduce, "_run_reduction",
+                        lambda *a, **k: built.append(1) or real(*a, **k))
+    cases = [("add", "i", {}), ("maximum", "f", {}), ("multiply", "d", {"initial": 2.0}),
+             ("logical_or", "?", {"keepdims": True}), ("add", "b", {"dtype": np.int64}),
+             ("subtract", "d", {})]
+    for name, char, kw in cases:
+        built.clear()
+        for n in (1000, 3, 1, 77, 1 << 14, 5000):
+            x = values(char, (n,), rng)
+            if name == "multiply":
+                x = np.where(x > 0, 1.0, -1.0)          # exact products
+            got = dreduce.reduce(name, H(x), None, backend=be, **kw).a
+            want = getattr(np, name).reduce(x, axis=None, **kw)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_array_equal(got, want)    # exact: ints, bools, max, in-order
+        assert len(built) == 1, (name, len(built))        # only the first length planned
+    built.clear()
+    for shape in [(6, 7), (40, 3), (1, 9), (2, 1)]:       # one rank, one plan
+        x = values("h", shape, rng)
+        got = dreduce.reduce("add", H(x), None, backend=be, keepdims=True).a
+        want = np.add.reduce(x, axis=None, keepdims=True)
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    assert len(built) == 1
+    with pytest.raises(ValueError, match="not reorderable"):   # the rank rule still holds
+        dreduce.reduce("subtract", H(values("d", (4, 5), rng)), None, backend=be)
+    x = np.arange(40, dtype=np.int32)                  # ("add", int32, rank 1) is cached
+    built.clear()
+    got = dreduce.reduce("add", H(x[::2]), None, backend=be).a      # not C-contiguous: planned
+    assert len(built) == 1 and got == x[::2].sum()

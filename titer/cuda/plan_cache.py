@@ -249,18 +249,22 @@ def remember_elementwise(backend, keys, nout, loop_in, loop_out, outs_given, inf
                                     and _is_c_contiguous(inf.shape, inf.strides, inf.dtype.itemsize))
                     for i, inf in enumerate(infos))):
         cache[dense] = c
+
+
 # ---- reductions: titer.sum(x, axis) again on the same layout (out=None and
-# no where= only) ----
+# no where= only); axis=None over a C-contiguous x of any shape replans only
+# the reduction config (pure Python), not the iterator ----
 
 class _CachedReduction:
-    __slots__ = ("module", "T", "identity", "shape", "strides", "launches", "scratch")
+    __slots__ = ("module", "T", "identity", "shape", "strides", "launches", "scratch",
+                 "kernel")
 
 
 _BYTES = np.dtype(np.uint8)
 
 
 def replay_reduction(backend, name, x, axis, dtype, keepdims, initial):
-    """(result, None) on a hit; (None, key) to plan and remember."""
+    """(result, None) on a hit; (None, keys) to plan and remember."""
     cache = getattr(backend, "plan_cache", None)
     if cache is None:
         return None, None
@@ -274,8 +278,21 @@ def replay_reduction(backend, name, x, axis, dtype, keepdims, initial):
         hit = cache.get(key)
     except TypeError:                   # unhashable axis (a list) or dtype
         return None, None
+    dense = n = None
     if hit is None:
-        return None, key
+        dt, shape, strides = part[0], part[1], part[2]
+        if axis is not None or (strides is not None
+                                and not _is_c_contiguous(shape, strides, dt.itemsize)):
+            return None, (key, None)
+        # the rank stays in the key: keepdims shapes and the one-axis rule
+        # of non-reorderable ops depend on it
+        dense = ("reduce-dense", name, dtype, bool(keepdims), start, dt, part[4], len(shape))
+        hit = cache.get(dense)
+        n = 1
+        for size in shape:
+            n *= size
+        if hit is None or n == 0:
+            return None, (key, dense)
     init = None
     if start == "identity":
         init = hit.identity             # its bytes, or None
@@ -286,6 +303,13 @@ def replay_reduction(backend, name, x, axis, dtype, keepdims, initial):
             return None, None
     devices = {part[4]}
     result = backend.empty(hit.shape, hit.T, hit.strides, devices)
+    if dense is not None:
+        from .reduce import launch_reduction
+        stem, acc_size, in_code, loop_code, ordered = hit.kernel
+        rp = _plan.split_reduction((n,), (0,), (dt.itemsize,))
+        launch_reduction(backend, hit.module, stem, acc_size, rp, ptr, array_key(result)[1],
+                         in_code, loop_code, init, ordered, devices)
+        return result, None
     keep, partial = None, 0
     if hit.scratch:
         keep = backend.empty((hit.scratch,), _BYTES, (1,), devices)
@@ -298,13 +322,19 @@ def replay_reduction(backend, name, x, axis, dtype, keepdims, initial):
     return result, None
 
 
-def remember_reduction(backend, key, module, T, identity, res, launches, scratch):
+def remember_reduction(backend, keys, module, T, identity, res, launches, scratch, kernel):
+    """Remember a planned reduction under its exact key and, for axis=None
+    over a C-contiguous input, its dense key; kernel: (stem, accumulator
+    bytes, input dtype code, loop dtype code, ordered)."""
     cache = backend.plan_cache
     if len(cache) >= _CACHE_LIMIT:
         cache.clear()
+    key, dense = keys
     c = _CachedReduction()
     c.module, c.T = module, T
     c.identity = None if identity is None else _core._scalar_bytes(identity, T).tobytes()
     c.shape, c.strides = tuple(res.shape), tuple(res.strides)
-    c.launches, c.scratch = launches, scratch
+    c.launches, c.scratch, c.kernel = launches, scratch, kernel
     cache[key] = c
+    if dense is not None:
+        cache[dense] = c

@@ -188,8 +188,9 @@ def reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, initial=np.
         launches, scratch = _run_reduction(backend, op.name, entry, T, resk, src, init, ordered,
                                            devices)
         if key is not None and not masked and not (op.name == "power" and T.kind == "i"):
-            plan_cache.remember_reduction(backend, key, op.name, T, identity, res, launches,
-                                          scratch)
+            plan_cache.remember_reduction(
+                backend, key, op.name, T, identity, res, launches, scratch,
+                (entry["stem"], entry["reduce_acc"], dtype_code(xi.dtype), dtype_code(T), ordered))
     if oi is not None and not direct:
         copy_view(backend, oi, res, devices)
         return out
@@ -271,11 +272,17 @@ def _run_reduction(backend, module, entry, T, resk, src, init, ordered, devices)
     cfg.add_input(stand_in(src.shape, src.strides, src.dtype))
     it = cfg.build()
     rp = _plan.split_reduction(tuple(it.shape), tuple(it.strides(0)), tuple(it.strides(1)))
-    code = dtype_code(T)
-    scratch, launches = _plan.plan_reduction(
-        entry["stem"], rp, src.ptr, resk.ptr, dtype_code(src.dtype), code,
-        init.tobytes() if init is not None else None, ordered, entry["reduce_acc"],
-        _sm_count(backend))
+    return launch_reduction(backend, module, entry["stem"], entry["reduce_acc"], rp, src.ptr,
+                            resk.ptr, dtype_code(src.dtype), dtype_code(T),
+                            init.tobytes() if init is not None else None, ordered, devices)
+
+
+def launch_reduction(backend, module, stem, acc_size, rp, in_addr, out_addr, in_code,
+                     loop_code, init_bytes, ordered, devices):
+    """Plan one reduction plan's launches (and scratch) and launch them;
+    (launches, scratch bytes)."""
+    scratch, launches = _plan.plan_reduction(stem, rp, in_addr, out_addr, in_code, loop_code,
+                                             init_bytes, ordered, acc_size, _sm_count(backend))
     keep = None
     if scratch:
         keep, part = allocate(backend, (scratch,), np.uint8, (1,), devices)
