@@ -243,11 +243,13 @@ def remember_elementwise(backend, keys, nout, loop_in, loop_out, outs_given, inf
                       if inf is None]
     c.checks_power = key[0] == "power" and loop_in[1].kind == "i"
     cache[key] = c
+    def walks_its_items(i, inf):
+        size = inf.dtype.itemsize
+        return piece.strides[i][0] == size and _is_c_contiguous(inf.shape, inf.strides, size)
+
     if (dense is not None and c.launches.resizable() and len(piece.shape) == 1
             and piece.shape[0] >= 2
-            and all(inf is None or (piece.strides[i][0] == inf.dtype.itemsize
-                                    and _is_c_contiguous(inf.shape, inf.strides, inf.dtype.itemsize))
-                    for i, inf in enumerate(infos))):
+            and all(inf is None or walks_its_items(i, inf) for i, inf in enumerate(infos))):
         cache[dense] = c
 
 
