@@ -41,29 +41,17 @@ def case_sum_all(d, impl):
     return lambda: torch.sum(t)
 
 
-def _axis_sum(axis):
+def _axis_reduction(titer_fn, numpy_fn, torch_name, axis):
+    """One reduction along `axis` of the square, into a preallocated out."""
     def case(d, impl):
         x = d["square"]
         out = np.empty(N, np.float32)
         if impl == "titer":
-            return lambda: titer.sum(x, axis=axis, out=out)
+            return lambda: titer_fn(x, axis=axis, out=out)
         if impl == "numpy":
-            return lambda: np.sum(x, axis=axis, out=out)
-        t, o = _torch(x), _torch(out)
-        return lambda: torch.sum(t, dim=axis, out=o)
-    return case
-
-
-def _axis_max(axis):
-    def case(d, impl):
-        x = d["square"]
-        out = np.empty(N, np.float32)
-        if impl == "titer":
-            return lambda: titer.max(x, axis=axis, out=out)
-        if impl == "numpy":
-            return lambda: np.max(x, axis=axis, out=out)
-        t, o = _torch(x), _torch(out)
-        return lambda: torch.amax(t, dim=axis, out=o)
+            return lambda: numpy_fn(x, axis=axis, out=out)
+        t, o, fn = _torch(x), _torch(out), getattr(torch, torch_name)
+        return lambda: fn(t, dim=axis, out=o)
     return case
 
 
@@ -114,10 +102,10 @@ def case_channels_last(d, impl):
 
 CASES = {
     "sum f32 2^24": case_sum_all,
-    "sum axis0 f32 4096^2": _axis_sum(0),
-    "sum axis1 f32 4096^2": _axis_sum(1),
-    "max axis0 f32 4096^2": _axis_max(0),
-    "max axis1 f32 4096^2": _axis_max(1),
+    "sum axis0 f32 4096^2": _axis_reduction(titer.sum, np.sum, "sum", 0),
+    "sum axis1 f32 4096^2": _axis_reduction(titer.sum, np.sum, "sum", 1),
+    "max axis0 f32 4096^2": _axis_reduction(titer.max, np.max, "amax", 0),
+    "max axis1 f32 4096^2": _axis_reduction(titer.max, np.max, "amax", 1),
     "cumsum axis0 f32 4096^2": _cumsum(0),
     "cumsum axis1 f32 4096^2": _cumsum(1),
     "copy int8->f32 4096^2": case_copy_int8_float32,

@@ -406,6 +406,7 @@ def test_plan_cache_replays_with_new_addresses_and_scalars(be, monkeypatch):
     """A repeated layout skips planning: new pointers, new scalar values,
     freshly allocated outputs; a new alignment or a partial overlap plans
     again (and still follows NumPy's rule)."""
+    monkeypatch.setattr(be, "plan_cache", {})
     rng = np.random.default_rng(33)
     a = values("f", (40, 9), rng)
     run(be, "add", None, a.T, 1.5)                     # plan and remember
@@ -445,6 +446,7 @@ def test_dense_layouts_replay_one_plan_for_every_shape(be, monkeypatch):
     that plan with its own element count (grid, count and divider patched),
     with the CPU path's values and out=None layout; two outputs, casts, a
     given out and scalars too."""
+    monkeypatch.setattr(be, "plan_cache", {})          # counts start from nothing
     rng = np.random.default_rng(35)
     calls = []
     real = dispatch._plan.plan_launches
@@ -471,6 +473,7 @@ def test_dense_layouts_replay_one_plan_for_every_shape(be, monkeypatch):
 def test_dense_replay_keeps_the_copy_rule_and_32bit_splits(be, monkeypatch):
     """A dense replay still copies a partially overlapping input (NumPy's
     rule) and plans again past 32-bit indexing."""
+    monkeypatch.setattr(be, "plan_cache", {})
     z, w = np.arange(64, dtype=np.float64), np.arange(64, dtype=np.float64)
     run(be, "add", z[2:34], w[0:32], 1.0)              # plan: a dense layout, no overlap
     for n in (20, 31, 32):

@@ -407,6 +407,7 @@ def test_reduce_config_bounds():
 def test_reduction_plan_cache(be, monkeypatch):
     """titer.sum on a layout seen before re-addresses the recorded launches
     (input, output, partials, initial value) without planning."""
+    monkeypatch.setattr(be, "plan_cache", {})
     rng = np.random.default_rng(11)
     x = rng.integers(-50, 50, (3, 1 << 14)).astype(np.int32)
     dreduce.reduce("add", H(x), 1, backend=be)
@@ -446,6 +447,7 @@ def test_full_reductions_of_new_shapes_skip_the_iterator(be, monkeypatch):
     """axis=None over a C-contiguous input of a new shape: the plan cache
     replans only the reduction config (no iterator), with NumPy's answers,
     keepdims shapes, initial values, casts and splits over blocks."""
+    monkeypatch.setattr(be, "plan_cache", {})          # counts start from nothing
     rng = np.random.default_rng(12)
     built = []
     real = dreduce._run_reduction
