@@ -3,8 +3,8 @@
 One group per case; ``impl`` = titer, cupy, torch, and ``d2d-copy`` (a
 cudaMemcpy of the same bytes) in the bandwidth case.  Every timed call ends
 with a device synchronize, so the medians are wall times of finished work;
-the "host time" cases time 1000 launches on 1-element arrays and synchronize
-once.  Skips without a CUDA GPU / CuPy.
+the "host time" cases time 1000 calls on tiny arrays (one 1-element array,
+or 1000 arrays of lengths 1..1000) and synchronize once.  Skips without a CUDA GPU / CuPy.
 
     pytest benchmarks/test_bench_gpu.py --benchmark-only --benchmark-json=gpu.json
     python benchmarks/report.py gpu.json --reference cupy
@@ -47,6 +47,7 @@ def data():
         "vec": cp.empty(N, np.float32),
         "one": cp.ones(1, np.float32),
         "one_out": cp.empty(1, np.float32),
+        "ragged": [cp.ones(n, np.float32) for n in range(1, 1001)],
     }
 
 
@@ -102,23 +103,35 @@ def _reduction(kind, axis):
     return case
 
 
-def case_tiny(d, impl):
-    one, out = d["one"], d["one_out"]
-    if impl == "titer":
-        def run():
-            for _ in range(1000):
-                titer.elementwise("add", out, one, one)
-    elif impl == "cupy":
-        def run():
-            for _ in range(1000):
-                cp.add(one, one, out=out)
-    else:
-        t, o = _t(one), _t(out)
+def _many_calls(operands, titer_call, cupy_call, torch_call):
+    """A host-time case: 1000 calls on tiny arrays; operands(d) lists each
+    call's arrays."""
+    def case(d, impl):
+        calls = operands(d)
+        if impl == "torch":
+            calls = [tuple(_t(x) for x in args) for args in calls]
+        call = {"titer": titer_call, "cupy": cupy_call, "torch": torch_call}[impl]
 
         def run():
-            for _ in range(1000):
-                torch.add(t, t, out=o)
-    return run
+            for args in calls:
+                call(*args)
+        return run
+    return case
+
+
+# one 1-element array again and again: titer's plan cache replays its launch
+case_tiny = _many_calls(lambda d: [(d["one"], d["one_out"])] * 1000,
+                        lambda a, o: titer.elementwise("add", o, a, a),
+                        lambda a, o: cp.add(a, a, out=o),
+                        lambda a, o: torch.add(a, a, out=o))
+# a new length every call: titer's plan cache serves them from one dense
+# plan, CuPy from its per-dtype kernel cache
+case_tiny_new_lengths = _many_calls(lambda d: [(x,) for x in d["ragged"]],
+                                    lambda x: titer.elementwise("add", None, x, x),
+                                    lambda x: cp.add(x, x),
+                                    lambda x: torch.add(x, x))
+case_tiny_sums = _many_calls(lambda d: [(x,) for x in d["ragged"]],
+                             titer.sum, lambda x: cp.sum(x), lambda x: torch.sum(x))
 
 
 CASES = {
@@ -133,6 +146,8 @@ CASES = {
     "sum axis1 f32 4096^2": _reduction("sum", 1),
     "max axis1 f32 4096^2": _reduction("max", 1),
     "host time: 1000 x add on 1 element": case_tiny,
+    "host time: 1000 x add, out=None, lengths 1..1000": case_tiny_new_lengths,
+    "host time: 1000 x sum, lengths 1..1000": case_tiny_sums,
 }
 
 
