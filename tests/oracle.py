@@ -164,6 +164,10 @@ def gpu_free_bytes():
     return cupy.cuda.Device().mem_info[0]
 
 
+# reductions whose repeated steps overflow unless the values are near 1
+NEAR_ONE_OPS = ("multiply", "power", "float_power", "divide")
+
+
 def small_values(char, shape, rng, bound=20, near_one=False):
     """Values every dtype holds exactly and sums without overflow: integers
     in [-bound, bound], floats ~N(0, 4) (or 1 + 0.01 N(0, 1) for products),

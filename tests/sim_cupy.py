@@ -1,0 +1,252 @@
+"""A stand-in ``cupy`` whose "GPU" is the CPU: titer's kernels run through the
+g++ host shim (``titer.cuda.host``), launched by titer's real CuPy backend
+(``titer/cuda/_cupy.py``).
+
+``TITER_SIM_GPU=1 pytest tests/test_cuda_gpu.py tests/test_cuda_gpu_reduce.py``
+runs the GPU test files against it (``tests/conftest.py`` puts it in
+``sys.modules`` before they import CuPy), so the files a GPU session runs
+are themselves checked in CI, along with the backend's allocations, module
+loading and by-value launches.  Only what those files and ``python -m titer
+gpu`` touch is here: device memory is NumPy memory, arrays are NumPy views
+behind the CUDA array interface, ``RawModule`` hands out the host shim's
+kernels by name (a fatbin's bytes are not read, ``code=`` is not compiled:
+tests/test_cuda_nvcc.py and tests/test_cuda_nvrtc.py cover those), and a
+launch reads its one by-value argument from ``__array_interface__`` as CuPy
+does.  ``add`` and ``sum`` are NumPy's: they stand for CuPy's own ufuncs,
+the peers titer is timed against, never titer's results.
+"""
+import ctypes
+import sys
+import types
+
+import numpy as np
+
+__version__ = "sim"
+_FREE_BYTES = 1 << 30           # "device memory": the 8 GiB tests skip
+
+
+class MemoryPointer:
+    """Bytes of "device" memory (a NumPy uint8 buffer) and an offset."""
+
+    def __init__(self, buf, offset=0):
+        self.buf, self.offset = buf, offset
+        self.ptr = buf.__array_interface__["data"][0] + offset
+        self.device_id = 0
+
+    def __add__(self, k):
+        return MemoryPointer(self.buf, self.offset + k)
+
+
+def _alloc(nbytes):
+    """cupy.cuda.alloc: fresh memory, 256-byte aligned as CuPy's pool gives it."""
+    buf = np.empty(nbytes + 256, np.uint8)
+    return MemoryPointer(buf, -buf.__array_interface__["data"][0] % 256)
+
+
+class ndarray:
+    """A device array: a NumPy view of "device" memory."""
+
+    def __init__(self, shape, dtype=float, memptr=None, strides=None):
+        dtype = np.dtype(dtype)
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        if memptr is None:
+            if strides is not None:
+                raise ValueError("memptr is required if strides is given.")
+            memptr = _alloc(int(np.prod(shape)) * dtype.itemsize)
+        self._a = np.ndarray(shape, dtype, buffer=memptr.buf, offset=memptr.offset,
+                             strides=strides)
+        self.data = memptr
+        self.device = types.SimpleNamespace(id=0)
+
+    @classmethod
+    def _view(cls, a, buf):
+        """A device array over the NumPy view `a` of the buffer `buf`."""
+        x = cls.__new__(cls)
+        x._a = a
+        x.data = MemoryPointer(buf, a.__array_interface__["data"][0]
+                               - buf.__array_interface__["data"][0])
+        x.device = types.SimpleNamespace(id=0)
+        return x
+
+    @property
+    def __cuda_array_interface__(self):
+        a = self._a
+        return {"shape": a.shape, "typestr": a.dtype.str, "strides": a.strides,
+                "data": (self.data.ptr, False), "version": 3}
+
+    shape = property(lambda self: self._a.shape)
+    strides = property(lambda self: self._a.strides)
+    dtype = property(lambda self: self._a.dtype)
+    ndim = property(lambda self: self._a.ndim)
+    size = property(lambda self: self._a.size)
+    nbytes = property(lambda self: self._a.nbytes)
+    T = property(lambda self: self._view(self._a.T, self.data.buf))
+
+    def transpose(self, *axes):
+        return self._view(self._a.transpose(*axes), self.data.buf)
+
+    def reshape(self, *shape):
+        view = self._a.view()
+        view.shape = shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape
+        return self._view(view, self.data.buf)
+
+    def __getitem__(self, index):
+        return self._view(self._a[index][...], self.data.buf)     # 0-d stays an array
+
+    def __len__(self):
+        return len(self._a)
+
+    def get(self):
+        return self._a.copy()
+
+    def __int__(self):
+        return int(self._a)
+
+    def __float__(self):
+        return float(self._a)
+
+    def __bool__(self):
+        return bool(self._a)
+
+    def __index__(self):
+        return self._a.__index__()
+
+    def __repr__(self):
+        return "sim_cupy.ndarray(%r)" % (self._a,)
+
+
+def _filled(shape, dtype, value):
+    x = ndarray(shape, dtype)
+    x._a[...] = value
+    return x
+
+
+def empty(shape, dtype=float):
+    return ndarray(shape, dtype)
+
+
+def zeros(shape, dtype=float):
+    return _filled(shape, dtype, 0)
+
+
+def ones(shape, dtype=float):
+    return _filled(shape, dtype, 1)
+
+
+def full(shape, value, dtype=None):
+    return _filled(shape, np.asarray(value).dtype if dtype is None else dtype, value)
+
+
+def arange(*args, dtype=None):
+    host = np.arange(*args, dtype=dtype)
+    return asarray(host)
+
+
+def asarray(x):
+    """A device copy in x's layout (order K, as CuPy)."""
+    if isinstance(x, ndarray):
+        return x
+    host = np.array(x, order="K", copy=True)
+    dev = ndarray(host.shape, host.dtype)
+    dev = ndarray(host.shape, host.dtype, memptr=dev.data, strides=host.strides) \
+        if host.strides != dev.strides and host.size else dev
+    dev._a[...] = host
+    return dev
+
+
+def asnumpy(x):
+    return x.get() if isinstance(x, ndarray) else np.asarray(x)
+
+
+def add(a, b, out=None):
+    """CuPy's own add, for the timings titer is compared with."""
+    res = np.add(a._a, b._a, out=None if out is None else out._a)
+    return out if out is not None else asarray(res)
+
+
+def sum(x, axis=None):
+    return asarray(np.sum(x._a, axis=axis))
+
+
+# ---- cupy.cuda ----
+
+class CUDADriverError(Exception):
+    pass
+
+
+class Device:
+    def __init__(self, id=None):
+        self.id = 0 if id is None else id
+        if self.id != 0:
+            raise ValueError("the simulated machine has one device")
+        self.attributes = {"MultiProcessorCount": 2}    # reductions split at test sizes
+        self.mem_info = (_FREE_BYTES, _FREE_BYTES)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def synchronize(self):
+        pass
+
+
+_HOST = []                     # the host backend (its compiled kernels)
+
+
+def _host():
+    if not _HOST:
+        from oracle import host_backend
+        _HOST.append(host_backend())
+    return _HOST[0]
+
+
+class Function:
+    """cupy.cuda.Function: runs the kernel through the host shim."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __call__(self, grid, block, args):
+        from titer.cuda import plan
+        (arg,) = args
+        # as CuPy: a NumPy argument goes by value, from the address its
+        # __array_interface__ names, itemsize bytes
+        assert isinstance(arg, np.ndarray) and arg.size == 1
+        raw = ctypes.string_at(arg.__array_interface__["data"][0], arg.itemsize)
+        layout = plan.RPARAMS_DTYPE if arg.itemsize == plan.RPARAMS_DTYPE.itemsize \
+            else plan.PARAMS_DTYPE
+        params = np.frombuffer(raw, layout)
+        _host().launch(None, plan.Launch(self.name, tuple(grid), tuple(block), params, 0))
+
+
+class RawKernel:
+    def __init__(self, name):
+        self.kernel = Function(name)
+
+
+class RawModule:
+    def __init__(self, path=None, code=None, options=()):
+        self.path, self.code, self.options = path, code, options
+
+    def get_function(self, name):
+        if not hasattr(_host().lib, name):
+            raise CUDADriverError("CUDA_ERROR_NOT_FOUND: named symbol not found: " + name)
+        return RawKernel(name)
+
+
+def install():
+    """Make ``import cupy`` give this module."""
+    me = sys.modules[__name__]
+    cuda = types.ModuleType("cupy.cuda")
+    cuda.Device = Device
+    cuda.alloc = _alloc
+    cuda.Function = Function
+    cuda.runtime = types.SimpleNamespace(
+        getDeviceCount=lambda: 1, getDevice=lambda: 0,
+        getDeviceProperties=lambda i: {"name": b"titer host shim (simulated GPU)"})
+    cuda.driver = types.SimpleNamespace(CUDADriverError=CUDADriverError)
+    me.cuda = cuda
+    sys.modules["cupy"] = me
+    sys.modules["cupy.cuda"] = cuda
