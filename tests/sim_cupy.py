@@ -36,6 +36,10 @@ class MemoryPointer:
     def __add__(self, k):
         return MemoryPointer(self.buf, self.offset + k)
 
+    def copy_from_device(self, src, nbytes):
+        """cudaMemcpy device to device (the benchmarks' bandwidth bar)."""
+        self.buf[self.offset:self.offset + nbytes] = src.buf[src.offset:src.offset + nbytes]
+
 
 def _alloc(nbytes):
     """cupy.cuda.alloc: fresh memory, 256-byte aligned as CuPy's pool gives it."""

@@ -14,7 +14,8 @@ from titer.cuda import host
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GPU_TEST_FILES = ["tests/test_cuda_gpu.py", "tests/test_cuda_gpu_reduce.py"]
 # 4096 outputs x 256 fibers x 9 barriers: ~1 minute of context switches on
-# the CPU (the other layouts of the same test run)
+# the CPU (the other layouts of the same test run; the benchmarks' axis-1
+# reductions are left out for the same reason)
 TOO_SLOW_ON_FIBERS = "tests/test_cuda_gpu_reduce.py::test_big_reductions_exact_and_reproducible" \
     "[shape4-1]"
 
@@ -52,3 +53,15 @@ def test_main_job_on_the_simulated_gpu():
     assert "titer vs CuPy sim" in proc.stdout
     rows = [line for line in proc.stdout.splitlines() if line.rstrip().endswith(" ok")]
     assert len(rows) >= 8, proc.stdout
+
+
+def test_gpu_benchmarks_run_on_the_simulated_gpu():
+    """benchmarks/test_bench_gpu.py, each case once (--benchmark-disable),
+    titer's results checked against the peers' as in a timed run."""
+    code = ("import sys; sys.path.insert(0, 'tests'); import sim_cupy; sim_cupy.install(); "
+            "import pytest; sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', "
+            "'--benchmark-disable', 'benchmarks/test_bench_gpu.py', '-k', 'not axis1']))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=_env(),
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
+    assert " passed" in proc.stdout and "failed" not in proc.stdout
