@@ -12,8 +12,8 @@ behind the CUDA array interface, ``RawModule`` hands out the host shim's
 kernels by name (a fatbin's bytes are not read, ``code=`` is not compiled:
 tests/test_cuda_nvcc.py and tests/test_cuda_nvrtc.py cover those), and a
 launch reads its one by-value argument from ``__array_interface__`` as CuPy
-does.  ``add`` and ``sum`` are NumPy's: they stand for CuPy's own ufuncs,
-the peers titer is timed against, never titer's results.
+does.  ``add``, ``sum`` and ``max`` are NumPy's: they stand for CuPy's own
+ufuncs, the peers titer is timed against, never titer's results.
 """
 import ctypes
 import sys
@@ -168,8 +168,14 @@ def add(a, b, out=None):
     return out if out is not None else asarray(res)
 
 
-def sum(x, axis=None):
-    return asarray(np.sum(x._a, axis=axis))
+def _peer_reduction(numpy_fn):
+    def reduction(x, axis=None):
+        return asarray(numpy_fn(x._a, axis=axis))
+    return reduction
+
+
+sum = _peer_reduction(np.sum)
+max = _peer_reduction(np.max)
 
 
 # ---- cupy.cuda ----

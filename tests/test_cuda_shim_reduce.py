@@ -5,6 +5,9 @@ titer.cuda.copy) and through titer.sum / titer.copy / ... with the default
 backend swapped for the host one.  Checked against NumPy: exact for
 integers, bools, max/min and scans; float sums and products to a few ULP
 (the GPU combines in a fixed tree, NumPy pairwise)."""
+import os
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -482,3 +485,23 @@ def test_full_reductions_of_new_shapes_skip_the_iterator(be, monkeypatch):
     built.clear()
     got = dreduce.reduce("add", H(x[::2]), None, backend=be).a      # not C-contiguous: planned
     assert len(built) == 1 and got == x[::2].sum()
+
+
+def test_ucontext_fibers_where_there_is_no_x86_64_switch(tmp_path):
+    """The portable fiber switch (ucontext: what the shim uses off x86-64)
+    runs a block-synchronizing reduction as the x86-64 one does."""
+    code = """if True:
+        import numpy as np
+        from titer import _ops
+        from titer.cuda import host, reduce
+        be = host.HostBackend([_ops.OPS_BY_NAME["add"]], cache_dir=%r, sm_count=2)
+        x = np.arange(3 * 5000, dtype=np.int64).reshape(3, 5000)
+        got = reduce.reduce("add", host.HostArray(x), 1, backend=be).a
+        assert (got == x.sum(1)).all(), got
+        assert len(be.launched) == 2                # split over blocks: partials, final
+        print("ok")
+    """ % str(tmp_path)
+    env = dict(os.environ, TITER_SHIM_CXXFLAGS="-DTITER_SHIM_UCONTEXT")
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0 and "ok" in proc.stdout, proc.stdout + proc.stderr

@@ -13,11 +13,6 @@ from titer.cuda import host
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GPU_TEST_FILES = ["tests/test_cuda_gpu.py", "tests/test_cuda_gpu_reduce.py"]
-# 4096 outputs x 256 fibers x 9 barriers: ~1 minute of context switches on
-# the CPU (the other layouts of the same test run; the benchmarks' axis-1
-# reductions are left out for the same reason)
-TOO_SLOW_ON_FIBERS = "tests/test_cuda_gpu_reduce.py::test_big_reductions_exact_and_reproducible" \
-    "[shape4-1]"
 
 pytestmark = pytest.mark.skipif(host.find_cxx() is None, reason="no C++ compiler (g++)")
 
@@ -31,7 +26,7 @@ def test_gpu_test_files_pass_on_the_simulated_gpu(tmp_path):
     junit = tmp_path / "sim-gpu.xml"
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
-         "--junitxml=%s" % junit, "--deselect", TOO_SLOW_ON_FIBERS] + GPU_TEST_FILES,
+         "--junitxml=%s" % junit] + GPU_TEST_FILES,
         cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=1500)
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
     suite = ET.parse(junit).getroot().find("testsuite")
@@ -60,7 +55,7 @@ def test_gpu_benchmarks_run_on_the_simulated_gpu():
     titer's results checked against the peers' as in a timed run."""
     code = ("import sys; sys.path.insert(0, 'tests'); import sim_cupy; sim_cupy.install(); "
             "import pytest; sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', "
-            "'--benchmark-disable', 'benchmarks/test_bench_gpu.py', '-k', 'not axis1']))")
+            "'--benchmark-disable', 'benchmarks/test_bench_gpu.py']))")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=_env(),
                           capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]

@@ -45,6 +45,11 @@ class HostArray:
         return self.a
 
 
+# TITER_SHIM_CXXFLAGS adds flags (-DTITER_SHIM_UCONTEXT: ucontext fibers on x86-64 too)
+_CXXFLAGS = ["-std=c++17", "-O1", "-fPIC", "-w"] + os.environ.get("TITER_SHIM_CXXFLAGS",
+                                                                   "").split()
+
+
 def find_cxx():
     return shutil.which(os.environ.get("CXX", "g++")) or shutil.which("c++")
 
@@ -76,7 +81,8 @@ class HostBackend:
             names = sorted(n for n, e in self.manifest["ops"].items() if e["kernels"])
             names.append(build.COPY_MODULE)
             texts = {n: open(os.path.join(srcdir, n + ".cu")).read() for n in names}
-            key = hashlib.sha256((headers + cxx + "".join(texts[n] for n in names)).encode())
+            key = hashlib.sha256((headers + cxx + " ".join(_CXXFLAGS)
+                                  + "".join(texts[n] for n in names)).encode())
             lib = os.path.join(cache_dir, "kernels-%s.so" % key.hexdigest()[:16])
             if not os.path.exists(lib):
                 self._compile(cxx, srcdir, names, lib, jobs)
@@ -97,8 +103,7 @@ class HostBackend:
 
     @staticmethod
     def _compile(cxx, srcdir, names, lib, jobs):
-        flags = ["-std=c++17", "-O1", "-fPIC", "-w", "-I", build.HERE,
-                 "-include", os.path.join(build.HERE, "host_shim.h")]
+        flags = _CXXFLAGS + ["-I", build.HERE, "-include", os.path.join(build.HERE, "host_shim.h")]
         launcher = os.path.join(srcdir, "launcher.cpp")
         with open(launcher, "w") as f:
             f.write("/* titer_host_launch and friends */\n")

@@ -7,7 +7,7 @@
  * that need no __syncthreads (all the elementwise ones) behave exactly as on
  * a GPU, so the index math, offset calculator, vector tails and casts are
  * checked on the CPU.  titer_host_launch_blocks() runs kernels that do
- * synchronize (the reductions): each thread of a block is a ucontext fiber,
+ * synchronize (the reductions): each thread of a block is a fiber,
  * __syncthreads() switches back to the block's scheduler, which resumes every
  * fiber in turn -- a real barrier, so shared-memory trees run as on a GPU.
  * __shared__ is `static`: one copy per kernel, used by one block at a time. */
@@ -47,28 +47,100 @@ static inline uint32_t __umulhi(uint32_t a, uint32_t b) {
 #ifdef TITER_HOST_SHIM_LAUNCHER
 #include <stdlib.h>
 #include <ucontext.h>
+#include <stdint.h>
 #include "titer_scalar.cuh"
 #include "titer_kernels.cuh"
 #include "titer_reduce.cuh"
 dim3 blockIdx, threadIdx, blockDim, gridDim;
 
-/* ---- fibers: one per thread of the running block ---- */
-static ucontext_t titer_scheduler;
-static ucontext_t *titer_fiber;
+/* ---- fibers: one per thread of the running block ----
+ * On x86-64 a fiber switch is a few instructions (titer_fiber_switch):
+ * glibc's swapcontext also saves and restores the signal mask, a system
+ * call per switch, and switches are most of a reduction's time here.
+ * Elsewhere (or with -DTITER_SHIM_UCONTEXT) ucontext does the same job. */
 static unsigned int titer_current;              /* the running fiber */
 static int titer_in_block;                      /* inside titer_host_launch_blocks */
 static void (*titer_fiber_kernel)(const void *);
 static const void *titer_fiber_params;
 static int titer_fiber_finished;
 
+static void titer_fiber_main(void) {
+    titer_fiber_kernel(titer_fiber_params);
+    titer_fiber_finished = 1;
+}
+
+#if defined(__x86_64__) && !defined(TITER_SHIM_UCONTEXT)
+/* Push the callee-saved registers, store the stack pointer in *save, load
+ * `load`, pop its registers, return into that fiber. */
+extern "C" void titer_fiber_switch(void **save, void *load);
+__asm__(".text\n"
+        ".globl titer_fiber_switch\n"
+        ".hidden titer_fiber_switch\n"
+        ".type titer_fiber_switch, @function\n"
+        "titer_fiber_switch:\n"
+        "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
+        "  movq %rsp, (%rdi)\n"
+        "  movq %rsi, %rsp\n"
+        "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
+        "  ret\n"
+        ".size titer_fiber_switch, .-titer_fiber_switch\n");
+
+static void *titer_scheduler_sp;
+static void **titer_fiber_sp;                   /* each fiber's saved stack pointer */
+
+static void titer_fibers_alloc(unsigned int n) {
+    titer_fiber_sp = (void **)calloc(n, sizeof(void *));
+}
+static void titer_fibers_free(void) { free(titer_fiber_sp); }
+
+static void titer_fiber_entry(void) {
+    titer_fiber_main();
+    titer_fiber_switch(&titer_fiber_sp[titer_current], titer_scheduler_sp);   /* for good */
+    __builtin_unreachable();
+}
+
+/* A fresh fiber on [stack, stack + size): its first switch "returns" into
+ * titer_fiber_entry with the stack aligned as after a call. */
+static void titer_fiber_start(unsigned int t, char *stack, size_t size) {
+    void **sp = (void **)(((uintptr_t)(stack + size)) & ~(uintptr_t)15);
+    *--sp = 0;                                  /* titer_fiber_entry never returns */
+    *--sp = (void *)titer_fiber_entry;
+    for (int i = 0; i < 6; i++) *--sp = 0;      /* rbp, rbx, r12..r15 */
+    titer_fiber_sp[t] = sp;
+}
+
+static void titer_fiber_resume(unsigned int t) {
+    titer_fiber_switch(&titer_scheduler_sp, titer_fiber_sp[t]);
+}
+
+extern "C" void __syncthreads(void) {
+    if (titer_in_block) titer_fiber_switch(&titer_fiber_sp[titer_current], titer_scheduler_sp);
+}
+#else
+static ucontext_t titer_scheduler;
+static ucontext_t *titer_fiber;
+
+static void titer_fibers_alloc(unsigned int n) {
+    titer_fiber = (ucontext_t *)calloc(n, sizeof(ucontext_t));
+}
+static void titer_fibers_free(void) { free(titer_fiber); }
+
+static void titer_fiber_start(unsigned int t, char *stack, size_t size) {
+    getcontext(&titer_fiber[t]);
+    titer_fiber[t].uc_stack.ss_sp = stack;
+    titer_fiber[t].uc_stack.ss_size = size;
+    titer_fiber[t].uc_link = &titer_scheduler;  /* when the kernel returns */
+    makecontext(&titer_fiber[t], titer_fiber_main, 0);
+}
+
+static void titer_fiber_resume(unsigned int t) {
+    swapcontext(&titer_scheduler, &titer_fiber[t]);
+}
+
 extern "C" void __syncthreads(void) {
     if (titer_in_block) swapcontext(&titer_fiber[titer_current], &titer_scheduler);
 }
-
-static void titer_fiber_main(void) {
-    titer_fiber_kernel(titer_fiber_params);
-    titer_fiber_finished = 1;           /* then uc_link: back to the scheduler */
-}
+#endif
 
 /* Run kernel(params) over a 2-d grid of 2-d blocks; every block's threads are
  * fibers resumed round-robin until all return.  call(kernel_arg) adapts the
@@ -77,7 +149,7 @@ static void titer_run_blocks(void (*call)(const void *), unsigned int gx, unsign
                              unsigned int bx, unsigned int by, const void *params) {
     const unsigned int n = bx * by;
     const size_t stack = 256 * 1024;
-    titer_fiber = (ucontext_t *)calloc(n, sizeof(ucontext_t));
+    titer_fibers_alloc(n);
     char *stacks = (char *)malloc(stack * n);
     char *done = (char *)malloc(n);
     gridDim.x = gx; gridDim.y = gy; gridDim.z = 1;
@@ -90,11 +162,7 @@ static void titer_run_blocks(void (*call)(const void *), unsigned int gx, unsign
         blockIdx.x = b % gx;
         blockIdx.y = b / gx;
         for (unsigned int t = 0; t < n; t++) {
-            getcontext(&titer_fiber[t]);
-            titer_fiber[t].uc_stack.ss_sp = stacks + stack * t;
-            titer_fiber[t].uc_stack.ss_size = stack;
-            titer_fiber[t].uc_link = &titer_scheduler;
-            makecontext(&titer_fiber[t], titer_fiber_main, 0);
+            titer_fiber_start(t, stacks + stack * t, stack);
             done[t] = 0;
         }
         for (unsigned int left = n; left;) {
@@ -103,14 +171,14 @@ static void titer_run_blocks(void (*call)(const void *), unsigned int gx, unsign
                 titer_current = t;
                 threadIdx.x = t % bx;
                 threadIdx.y = t / bx;
-                /* returns at the fiber's next barrier, or when it ends (uc_link) */
-                swapcontext(&titer_scheduler, &titer_fiber[t]);
+                /* returns at the fiber's next barrier, or when it ends */
+                titer_fiber_resume(t);
                 if (titer_fiber_finished) { done[t] = 1; left--; titer_fiber_finished = 0; }
             }
         }
     }
     titer_in_block = 0;
-    free(titer_fiber); free(stacks); free(done);
+    titer_fibers_free(); free(stacks); free(done);
 }
 
 extern "C" void titer_host_launch(void (*kernel)(titer_params), unsigned int grid,
