@@ -9,7 +9,7 @@ import cupy
 import numpy as np
 
 from .build import inlined_source
-from .plan import PARAMS_DTYPE, RPARAMS_DTYPE
+from .plan import PARAMS_DTYPE, RPARAMS_DTYPE, byte_span
 from .dispatch import KERNEL_DIR
 from .plan_cache import interface_key
 
@@ -55,9 +55,8 @@ def _extent(shape, strides, itemsize):
         return itemsize, 0
     if len(_EXTENTS) > 1024:
         _EXTENTS.clear()
-    span = sum((n - 1) * abs(s) for n, s in zip(shape, strides))
-    first = sum((n - 1) * -s for n, s in zip(shape, strides) if s < 0)
-    return itemsize + span, first
+    lo, hi = byte_span(shape, strides)
+    return itemsize + hi - lo, -lo
 
 
 class CupyBackend:

@@ -472,17 +472,19 @@ def compile_module(nvcc, name, sigs, render, outdir, archs, ptx_arch, version):
         _write_if_changed(source, text)
         if os.path.exists(target) and os.path.exists(stamp) and open(stamp).read() == digest:
             return sigs, rejected, time.time() - t0, True
-        proc = subprocess.run(nvcc_command(nvcc, source, target + ".%d.tmp" % os.getpid(), archs, ptx_arch),
+        tmp = target + ".%d.tmp" % os.getpid()
+        proc = subprocess.run(nvcc_command(nvcc, source, tmp, archs, ptx_arch),
                               capture_output=True, text=True)
         if proc.returncode == 0:
-            os.replace(target + ".%d.tmp" % os.getpid(), target)
+            os.replace(tmp, target)
             with open(stamp, "w") as f:
                 f.write(digest)
             return sigs, rejected, time.time() - t0, False
         bad = _failed_sigs(proc.stderr, starts)
         if not bad:              # not attributable to a signature: give up on the op
             for s in sigs:
-                rejected[s] = "nvcc failed: " + (proc.stderr.strip().splitlines() or ["?"])[-1][:160]
+                last = (proc.stderr.strip().splitlines() or ["?"])[-1]
+                rejected[s] = "nvcc failed: " + last[:160]
             sigs = []
             break
         for s, msg in bad.items():

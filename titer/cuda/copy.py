@@ -14,19 +14,9 @@ from .. import _core
 from . import dispatch, plan as _plan
 from .dispatch import (DeviceInfo, dtype_code,
                        is_device_array, manifest, stand_in)
+from .plan import contiguous_strides
 
 _CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
-
-
-def contiguous_strides(shape, itemsize, order=None):
-    """Packed strides with dims laid out slowest first in `order`."""
-    order = tuple(range(len(shape))) if order is None else tuple(order)
-    strides = [0] * len(shape)
-    acc = itemsize
-    for d in reversed(order):
-        strides[d] = acc
-        acc *= max(shape[d], 1)
-    return tuple(strides)
 
 
 def copy_view(backend, dst, src, devices=None):

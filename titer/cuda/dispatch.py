@@ -123,13 +123,8 @@ class DeviceInfo:
         """[lo, hi) bytes the array touches (None when empty)."""
         if any(s == 0 for s in self.shape):
             return None
-        lo = hi = self.ptr
-        for n, s in zip(self.shape, self.strides):
-            if s < 0:
-                lo += (n - 1) * s
-            else:
-                hi += (n - 1) * s
-        return lo, hi + self.dtype.itemsize
+        lo, hi = _plan.byte_span(self.shape, self.strides)
+        return self.ptr + lo, self.ptr + hi + self.dtype.itemsize
 
     def overlaps(self, other):
         """The two touch a common byte (empty arrays touch none)."""
@@ -246,7 +241,8 @@ def _where_or_order(name, nout, outs, inputs, in_infos, infos, loop_out, dtype, 
     in that order; a where= mask computes the op into temporaries in the loop
     dtypes, then titer's `where` kernel copies the selected elements into the
     outputs (the others keep their values)."""
-    from .copy import contiguous_strides, preserve_order
+    from .copy import preserve_order
+    packed_strides = _plan.contiguous_strides
     mask = None
     if where is not True:
         if isinstance(where, (bool, np.bool_)):
@@ -270,8 +266,8 @@ def _where_or_order(name, nout, outs, inputs, in_infos, infos, loop_out, dtype, 
     rank = len(shape)
     if order == "A":
         fortran = arrays_in and all(
-            x.strides == contiguous_strides(x.shape, x.dtype.itemsize, range(rank - 1, -1, -1))
-            and x.strides != contiguous_strides(x.shape, x.dtype.itemsize)
+            x.strides == packed_strides(x.shape, x.dtype.itemsize, range(rank - 1, -1, -1))
+            and x.strides != packed_strides(x.shape, x.dtype.itemsize)
             for x in arrays_in if len(x.shape) == rank)
         order = "F" if fortran else "C"
     if order == "F":
@@ -284,7 +280,7 @@ def _where_or_order(name, nout, outs, inputs, in_infos, infos, loop_out, dtype, 
     for k in range(nout):
         if outs[k] is None and (order != "K" or mask is not None):
             outs[k] = backend.empty(shape, loop_out[k],
-                                    contiguous_strides(shape, loop_out[k].itemsize, dims), devices)
+                                    packed_strides(shape, loop_out[k].itemsize, dims), devices)
             infos[k] = DeviceInfo(outs[k])
     packed = outs[0] if nout == 1 else tuple(outs)
     if mask is None:

@@ -132,12 +132,11 @@ class HostBackend:
     array_key = staticmethod(array_key)
 
     def empty(self, shape, dtype, strides, devices):
-        span = dtype.itemsize + sum((n - 1) * abs(s) for n, s in zip(shape, strides) if n)
         if any(n == 0 for n in shape):
             return HostArray(np.empty(shape, dtype))
-        buf = np.empty(span // dtype.itemsize + 1, dtype)
-        start = sum((n - 1) * -s for n, s in zip(shape, strides) if s < 0)
-        base = buf[start // dtype.itemsize:]
+        lo, hi = plan.byte_span(shape, strides)
+        buf = np.empty((hi - lo) // dtype.itemsize + 1, dtype)
+        base = buf[-lo // dtype.itemsize:]
         return HostArray(np.lib.stride_tricks.as_strided(base, shape, strides))
 
     def sm_count(self):

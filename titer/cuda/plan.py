@@ -72,6 +72,30 @@ def numel(shape):
     return n
 
 
+def contiguous_strides(shape, itemsize, order=None):
+    """Packed strides with dims laid out slowest first in `order` (C order
+    when None)."""
+    order = tuple(range(len(shape))) if order is None else tuple(order)
+    strides = [0] * len(shape)
+    acc = itemsize
+    for d in reversed(order):
+        strides[d] = acc
+        acc *= max(shape[d], 1)
+    return tuple(strides)
+
+
+def byte_span(shape, strides):
+    """(lowest, highest) byte offset from element 0 that a non-empty array
+    reaches, to the start of its last-reached element."""
+    lo = hi = 0
+    for n, s in zip(shape, strides):
+        if s < 0:
+            lo += (n - 1) * s
+        else:
+            hi += (n - 1) * s
+    return lo, hi
+
+
 def can_use_32bit_indexing(piece, limit=INT32_MAX):
     """Every element count and every byte offset fits (seed 000)."""
     n = numel(piece.shape)

@@ -87,17 +87,9 @@ def scalar_bytes(value, dt):
     return b
 
 
-def _c_strides(shape, itemsize):
-    """C-contiguous strides, exactly (size-1 dims included)."""
-    strides, acc = [], itemsize
-    for n in reversed(shape):
-        strides.append(acc)
-        acc *= n
-    return tuple(reversed(strides))
-
-
 def _is_c_contiguous(shape, strides, itemsize):
-    """strides == _c_strides(shape, itemsize), without building it."""
+    """strides == plan.contiguous_strides(shape, itemsize) exactly (size-1
+    dims included), without building it."""
     acc = itemsize
     for d in range(len(shape) - 1, -1, -1):
         if strides[d] != acc:
@@ -171,14 +163,13 @@ def replay_elementwise(backend, canonical, nout, outs, inputs, dtype, casting):
         hit = cache.get(dense) if dense is not None else None
         if hit is None:
             return None, (key, dense)
-        numel = 1
-        for n in shape:
-            numel *= n
+        numel = _plan.numel(shape)
         if numel == 0 or any(size is not None and 1 + (numel - 1) * size > _plan.SPLIT_LIMIT
                              for size in hit.itemsizes):
             return None, (key, None)    # 0-size or past 32-bit indexing: plan it
         alloc = [None if outs[k] is not None else
-                 (shape, _c_strides(shape, hit.loop_out[k].itemsize)) for k in range(nout)]
+                 (shape, _plan.contiguous_strides(shape, hit.loop_out[k].itemsize))
+                 for k in range(nout)]
         extents = [None if size is None else (0, numel * size) for size in hit.itemsizes]
     else:
         alloc, extents = hit.alloc, hit.extents
@@ -235,14 +226,16 @@ def remember_elementwise(backend, keys, nout, loop_in, loop_out, outs_given, inf
     c.nout, c.loop_in, c.loop_out = nout, loop_in, loop_out
     c.alloc = [None if outs_given[k] else (infos[k].shape, infos[k].strides)
                for k in range(nout)]
-    c.extents = [None if inf is None or inf.extent() is None
-                 else (inf.extent()[0] - inf.ptr, inf.extent()[1] - inf.ptr) for inf in infos]
+    extents = [None if inf is None else inf.extent() for inf in infos]
+    c.extents = [None if e is None else (e[0] - inf.ptr, e[1] - inf.ptr)
+                 for e, inf in zip(extents, infos)]
     c.itemsizes = [None if inf is None else inf.dtype.itemsize for inf in infos]
     c.launches, c.bases = _plan.LaunchTemplate(launches, bases), list(bases)
     c.scalar_slots = [(nout + i, loop_in[i]) for i, inf in enumerate(infos[nout:])
                       if inf is None]
     c.checks_power = key[0] == "power" and loop_in[1].kind == "i"
     cache[key] = c
+
     def walks_its_items(i, inf):
         size = inf.dtype.itemsize
         return piece.strides[i][0] == size and _is_c_contiguous(inf.shape, inf.strides, size)
@@ -290,9 +283,7 @@ def replay_reduction(backend, name, x, axis, dtype, keepdims, initial):
         # of non-reorderable ops depend on it
         dense = ("reduce-dense", name, dtype, bool(keepdims), start, dt, part[4], len(shape))
         hit = cache.get(dense)
-        n = 1
-        for size in shape:
-            n *= size
+        n = _plan.numel(shape)
         if hit is None or n == 0:
             return None, (key, dense)
     init = None

@@ -19,7 +19,8 @@ import numpy as np
 
 from .. import _core
 from . import dispatch, plan as _plan, plan_cache
-from .copy import allocate, backend_manifest, contiguous_strides, copy_view
+from .copy import allocate, backend_manifest, copy_view
+from .plan import contiguous_strides
 from .dispatch import (DeviceInfo, dtype_code, is_device_array, stand_in)
 
 try:
