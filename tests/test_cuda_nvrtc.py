@@ -73,7 +73,7 @@ def test_every_module_compiles_under_nvrtc(tmp_path):
     manifest = build.generate(str(tmp_path))
     modules = {name: entry for name, entry in manifest["ops"].items() if entry["kernels"]}
     nvrtc = Nvrtc(NVRTC_PATH)
-    options = ["-std=c++17", "--gpu-architecture=compute_90"]
+    options = list(build.NVRTC_OPTIONS) + ["--gpu-architecture=compute_90"]
 
     def one(name):
         ok, log, ptx = nvrtc.compile(build.inlined_source(name, str(tmp_path)), name + ".cu",

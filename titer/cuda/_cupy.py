@@ -8,7 +8,7 @@ import threading
 import cupy
 import numpy as np
 
-from .build import inlined_source
+from .build import NVRTC_OPTIONS, inlined_source
 from .plan import PARAMS_DTYPE, RPARAMS_DTYPE, byte_span
 from .dispatch import KERNEL_DIR
 from .plan_cache import interface_key
@@ -145,7 +145,7 @@ class CupyBackend:
                 return mod
             except cupy.cuda.driver.CUDADriverError:
                 pass
-        return cupy.RawModule(code=inlined_source(op_name), options=("-std=c++17",))
+        return cupy.RawModule(code=inlined_source(op_name), options=NVRTC_OPTIONS)
 
     def launch(self, op_name, launch, device=None):
         """One kernel launch on the operands' device, current stream."""

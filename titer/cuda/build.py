@@ -497,6 +497,10 @@ def compile_module(nvcc, name, sigs, render, outdir, archs, ptx_arch, version):
     return [], rejected, time.time() - t0, False
 
 
+# what CupyBackend passes to RawModule(code=...) (NVRTC) with inlined_source()
+NVRTC_OPTIONS = ("-std=c++17",)
+
+
 def inlined_source(op_name, kernel_dir=None):
     """An op's generated .cu with titer's headers pasted in: one text for
     NVRTC (CuPy's RawModule(code=...)), which has no include path."""
