@@ -7,11 +7,12 @@ Environment:
   TITER_NO_CUDA=1    do not run nvcc (CUDA kernels ship as source only)
   TITER_CUDA_ARCHS   nvcc targets: "auto" (default: SASS for this machine's
                      GPUs + PTX), "ptx", "native", "80;90+ptx", "full"
-  TITER_ISA_BUILDS   instruction-set builds of the loops besides the baseline,
-                     comma-separated from "avx2,avx512" (default "avx2" on
-                     x86-64; "" for none).  avx512 is opt-in: GCC 12 fuses
-                     complex-arithmetic patterns into FMA there even with
-                     -ffp-contract=off, which breaks bit-parity with NumPy.
+  TITER_ISA_BUILDS   instruction-set builds of the loops and reduction kits
+                     besides the baseline, comma-separated from
+                     "avx2,avx512" (default "avx2" on x86-64; "" for none).
+                     avx512 is opt-in: GCC 12 fuses complex-arithmetic
+                     patterns into FMA there even with -ffp-contract=off,
+                     which breaks bit-parity with NumPy.
 """
 import os
 import platform
@@ -118,7 +119,11 @@ compile_args = omp_compile + (["-O0", "-g"] if DEBUG else ["-O3"]) + [
 extensions = [
     Extension(
         "titer._core",
-        ["titer/_core.pyx"] + ["titer/src/titer_isa_%s.c" % level for level in ISA_BUILDS],
+        # the core, then each level's loops and reduction kits: separate
+        # translation units that ParallelBuildExt compiles side by side
+        ["titer/_core.pyx"] + ["titer/src/titer_kits_baseline.c"]
+        + ["titer/src/titer_%s_%s.c" % (part, level)
+           for level in ISA_BUILDS for part in ("isa", "kits")],
         include_dirs=[numpy.get_include(), os.path.join("titer", "src")],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")]
         + [("TITER_HAVE_%s_TABLES" % level.upper(), "1") for level in ISA_BUILDS],
@@ -128,7 +133,8 @@ extensions = [
                  "titer/src/titer_loops.h", "titer/src/titer_scalar.h",
                  "titer/src/titer_tile.h", "titer/src/titer_stream.h",
                  "titer/src/titer_reduce.h", "titer/src/titer_reduce_generated.h",
-                 "titer/src/titer_isa_tables.h"]
+                 "titer/src/titer_isa_tables.h", "titer/src/titer_kits_tables.h",
+                 "titer/src/titer_target_avx2.h", "titer/src/titer_target_avx512.h"]
         + [os.path.join("titer", f) for f in os.listdir("titer") if f.endswith(".pxi")],
     )
 ]

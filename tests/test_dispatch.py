@@ -1,6 +1,6 @@
 """Runtime instruction-set dispatch (seed 004): the levels this machine can
-run each pass the NumPy differential suite; forcing a level works and a bad
-choice falls back with a warning."""
+run each pass the NumPy differential suite (loops and reduction kits);
+forcing a level works and a bad choice falls back with a warning."""
 import os
 import subprocess
 import sys
@@ -37,7 +37,8 @@ def test_differential_suite_under_every_other_runnable_level(level):
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
          os.path.join(TESTS, "test_elementwise.py"), os.path.join(TESTS, "test_tiled.py"),
-         os.path.join(TESTS, "test_streaming.py")],
+         os.path.join(TESTS, "test_streaming.py"), os.path.join(TESTS, "test_reduce.py"),
+         os.path.join(TESTS, "test_reduce_accumulate.py")],
         env=dict(os.environ, TITER_CPU_DISPATCH=level, PYTHONPATH=IMPORT_PATH),
         capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]

@@ -59,7 +59,7 @@ static {A} {N}_pw(const char *p, int64_t s, int64_t n) {{
         for (int64_t i = 1; i < n; i++) r = {N}_comb(r, {N}_load(*(const {T} *)(p + i * s)));
         return r;
     }}
-    if (n <= {BLOCK}) {{
+    if (n <= {BLOCK}) {{{VLEAF}
         {A} r[{NACC}], res;
         int64_t i;
         if (s == (int64_t)sizeof({T})) {{
@@ -82,7 +82,7 @@ static {A} {N}_pw(const char *p, int64_t s, int64_t n) {{
         return res;
     }}
     int64_t n2 = n / 2;
-    n2 -= n2 % {NACC};
+    n2 -= n2 % {NACC};{VPAIR}
     {A} left = {N}_pw(p, s, n2);
     return {N}_comb(left, {N}_pw(p + n2 * s, s, n - n2));
 }}
@@ -183,6 +183,82 @@ static const titer_reduce_kit {N} = {{
 """
 
 
+VECTOR_TEMPLATE = r"""
+/* Contiguous leaves of {N}_pw as GCC vectors of TITER_RED_VB bytes: the
+ * same {NACC} accumulators, each combined with the same operands in the same
+ * order as the scalar leaf, so the bits are those of the scalar code.  A
+ * pair of sibling leaves runs interleaved: one leaf is bound by the latency
+ * of its accumulator chains, two keep twice as many in flight.  The two
+ * streams are prefetched a few lines ahead: without it the interleaved reads
+ * reached 0.6x a sequential loop's bandwidth from memory here. */
+typedef {T} {N}_vec __attribute__((vector_size(TITER_RED_VB)));
+enum {{ {N}_LANES = TITER_RED_VB / (int)sizeof({T}), {N}_NV = {NACC} / {N}_LANES }};
+
+static inline {N}_vec {N}_vload(const {T} *x) {{
+    {N}_vec v;
+    memcpy(&v, x, sizeof v);
+    return v;
+}}
+
+static inline {T} {N}_vfold(const {N}_vec *v) {{
+    {T} r[{NACC}];
+    memcpy(r, v, sizeof r);
+    for (int w = {NACC} / 2; w >= 1; w /= 2)
+        for (int k = 0; k < w; k++) r[k] = r[k] {OP} r[k + w];
+    return r[0];
+}}
+
+static {T} {N}_vleaf(const {T} *x, int64_t n) {{      /* {NACC} <= n <= {BLOCK} */
+    const int64_t e = n - n % {NACC};
+    {N}_vec r[{N}_NV];
+    int64_t i;
+    for (int j = 0; j < {N}_NV; j++) r[j] = {N}_vload(x + j * {N}_LANES);
+    for (i = {NACC}; i < e; i += {NACC}) {{
+        __builtin_prefetch((const char *)(x + i) + TITER_RED_PREFETCH);
+        for (int j = 0; j < {N}_NV; j++) r[j] = r[j] {OP} {N}_vload(x + i + j * {N}_LANES);
+    }}
+    {T} res = {N}_vfold(r);
+    for (; i < n; i++) res = res {OP} x[i];
+    return res;
+}}
+
+static {T} {N}_vpair(const {T} *x, int64_t n1, int64_t n2) {{  /* two leaves */
+    const {T} *y = x + n1;
+    const int64_t e1 = n1 - n1 % {NACC}, e2 = n2 - n2 % {NACC};
+    const int64_t both = e1 < e2 ? e1 : e2;
+    {N}_vec r[{N}_NV], q[{N}_NV];
+    int64_t i;
+    for (int j = 0; j < {N}_NV; j++) {{
+        r[j] = {N}_vload(x + j * {N}_LANES);
+        q[j] = {N}_vload(y + j * {N}_LANES);
+    }}
+    for (i = {NACC}; i < both; i += {NACC}) {{
+        __builtin_prefetch((const char *)(x + i) + TITER_RED_PREFETCH);
+        __builtin_prefetch((const char *)(y + i) + TITER_RED_PREFETCH);
+        for (int j = 0; j < {N}_NV; j++) {{
+            r[j] = r[j] {OP} {N}_vload(x + i + j * {N}_LANES);
+            q[j] = q[j] {OP} {N}_vload(y + i + j * {N}_LANES);
+        }}
+    }}
+    for (int64_t k = i; k < e1; k += {NACC})
+        for (int j = 0; j < {N}_NV; j++) r[j] = r[j] {OP} {N}_vload(x + k + j * {N}_LANES);
+    for (int64_t k = i; k < e2; k += {NACC})
+        for (int j = 0; j < {N}_NV; j++) q[j] = q[j] {OP} {N}_vload(y + k + j * {N}_LANES);
+    {T} left = {N}_vfold(r), right = {N}_vfold(q);
+    for (i = e1; i < n1; i++) left = left {OP} x[i];
+    for (i = e2; i < n2; i++) right = right {OP} y[i];
+    return left {OP} right;
+}}
+"""
+VECTOR_LEAF = """
+        if (s == (int64_t)sizeof({T})) return {N}_vleaf((const {T} *)p, n);"""
+VECTOR_PAIR = """
+    if (s == (int64_t)sizeof({T}) && n - n2 <= {BLOCK})
+        return {N}_vpair((const {T} *)p, n2, n - n2);"""
+# A float kernel that is one C operator on a and b works on GCC vectors as is.
+VECTOR_OPERATORS = {"a + b": "+", "a * b": "*"}
+
+
 def emit_kit(op, sig):
     char = sig[0]
     t = ops.C_TYPE[char]
@@ -196,9 +272,15 @@ def emit_kit(op, sig):
     # change the value (integers, bool, max/min) wider blocks vectorise better.
     numeric = char in "efdFD" and op.name not in ORDER_FREE
     nacc = 8 if numeric else 64
-    return KIT_TEMPLATE.format(N=kit_name(op, sig), T=t, A=a, LOAD=load, COMB=comb,
-                               STORE=store, K=kernel, NACC=nacc, BLOCK=nacc * 16,
-                               UNROLL="" if numeric else "#pragma GCC unroll 1")
+    fields = dict(N=kit_name(op, sig), T=t, A=a, LOAD=load, COMB=comb, STORE=store, K=kernel,
+                  NACC=nacc, BLOCK=nacc * 16, VLEAF="", VPAIR="",
+                  UNROLL="" if numeric else "#pragma GCC unroll 1")
+    operator = VECTOR_OPERATORS.get(ops.lookup_expr(op, sig[:2])[1])
+    if numeric and char in "fd" and operator:
+        fields.update(OP=operator, VLEAF=VECTOR_LEAF.format(**fields),
+                      VPAIR=VECTOR_PAIR.format(**fields))
+        return VECTOR_TEMPLATE.format(**fields) + KIT_TEMPLATE.format(**fields)
+    return KIT_TEMPLATE.format(**fields)
 
 
 def generate():
@@ -211,8 +293,6 @@ def generate():
             parts.append(emit_kit(op, sig))
             entries.append('    {"%s", "%s", &%s}' % (op.name, sig.replace("?", "\\?"),
                                                     kit_name(op, sig)))
-    parts.append("typedef struct { const char *op; const char *sig; const titer_reduce_kit *kit; }"
-                 " titer_kit_entry;")
     parts.append("static const titer_kit_entry titer_kit_table[] = {\n%s\n};"
                  % (",\n".join(entries) or '    {"", "", 0}'))
     parts.append("static const int titer_kit_table_len = %d;" % len(entries))

@@ -37,13 +37,18 @@ cdef extern from *:
 
     /* Instruction-set builds of the loops (titer_isa_*.c): 0 baseline (this
      * translation unit), 1 AVX2+FMA, 2 AVX-512. */
+    #include "titer_reduce.h"
+    /* the reduction kits, one build per level too (titer_kits_*.c) */
+    const titer_kit_entry *titer_kits_baseline(int *count);
     #ifdef TITER_HAVE_AVX2_TABLES
+    const titer_kit_entry *titer_kits_avx2(int *count);
     const titer_loop_entry *titer_loops_avx2(int *count);
     const titer_cast_fn *titer_casts_avx2(void);
     const titer_loop1d *titer_copies_avx2(void);
     const titer_loop1d *titer_masked_avx2(void);
     #endif
     #ifdef TITER_HAVE_AVX512_TABLES
+    const titer_kit_entry *titer_kits_avx512(int *count);
     const titer_loop_entry *titer_loops_avx512(int *count);
     const titer_cast_fn *titer_casts_avx512(void);
     const titer_loop1d *titer_copies_avx512(void);
@@ -83,6 +88,15 @@ cdef extern from *:
     #endif
         *count = titer_loop_table_len;
         return titer_loop_table;
+    }
+    static const titer_kit_entry *titer_isa_kits(int level, int *count) {
+    #ifdef TITER_HAVE_AVX2_TABLES
+        if (level == 1) return titer_kits_avx2(count);
+    #endif
+    #ifdef TITER_HAVE_AVX512_TABLES
+        if (level == 2) return titer_kits_avx512(count);
+    #endif
+        return titer_kits_baseline(count);
     }
     static const titer_cast_fn *titer_isa_casts(int level) {
     #ifdef TITER_HAVE_AVX2_TABLES

@@ -7,7 +7,7 @@
 
 import operator
 
-cdef extern from "titer_reduce_generated.h" nogil:
+cdef extern from "titer_reduce.h" nogil:
     ctypedef struct titer_reduce_kit:
         int acc_size
         void (*load)(void *acc, const char *x)
@@ -32,8 +32,7 @@ cdef extern from "titer_reduce_generated.h" nogil:
         const char *op
         const char *sig
         const titer_reduce_kit *kit
-    const titer_kit_entry titer_kit_table[]
-    const int titer_kit_table_len
+    const titer_kit_entry *titer_isa_kits(int level, int *count)
     int titer_reduce_run(const titer_reduction *r, int nthreads, int64_t grain)
 
 cdef dict _KITS = {}               # (op name, type char) -> kit address
@@ -43,10 +42,12 @@ _QUIET_INVALID = frozenset(["maximum", "minimum", "fmax", "fmin"])
 
 
 def _init_kits():
-    cdef int i
-    for i in range(titer_kit_table_len):
-        sig = titer_kit_table[i].sig.decode()
-        _KITS[(titer_kit_table[i].op.decode(), sig[0])] = <uintptr_t>titer_kit_table[i].kit
+    """The kits of the instruction-set level the loops use."""
+    cdef int i, count
+    cdef const titer_kit_entry *table = titer_isa_kits(_isa_level, &count)
+    for i in range(count):
+        sig = table[i].sig.decode()
+        _KITS[(table[i].op.decode(), sig[0])] = <uintptr_t>table[i].kit
 
 
 _init_kits()

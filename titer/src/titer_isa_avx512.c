@@ -1,8 +1,5 @@
-/* x86-64-v4: AVX-512 F/BW/DQ/VL (Skylake-X and later, Zen 4).  Opt-in
- * (TITER_ISA_BUILDS=avx2,avx512): AVX-512F brings FMA, and GCC 12 then fuses
- * complex divide/multiply patterns even with -ffp-contract=off. */
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx2,bmi,bmi2,f16c,popcnt")
-#define TITER_ISA avx512
+/* The elementwise loops, cast and copy tables built for avx512. */
+#include "titer_target_avx512.h"
+#ifdef TITER_ISA
 #include "titer_isa_tables.h"
 #endif

@@ -32,6 +32,14 @@
 #define TITER_SCAN_TILE 1024
 #define TITER_ACC_MAX 16
 #define TITER_FPE_MASK (FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID)
+/* Bytes per GCC vector in the kits' contiguous float leaves: one register of
+ * the translation unit's instruction set (kits compile once per ISA level). */
+#ifdef __AVX__
+#define TITER_RED_VB 32
+#else
+#define TITER_RED_VB 16
+#endif
+#define TITER_RED_PREFETCH 256  /* bytes ahead of the vector leaves' reads */
 
 typedef struct {
     int ndim;
@@ -51,6 +59,9 @@ typedef struct {
     void (*store)(char *out, const void *acc);
     void (*scan)(char *out, int64_t os, const char *in, int64_t is, int64_t n);
 } titer_reduce_kit;
+
+/* One kit per (op, signature): the table an instruction-set build exports. */
+typedef struct { const char *op; const char *sig; const titer_reduce_kit *kit; } titer_kit_entry;
 
 /* Offset of linear index i over rd's dims (from `first`), with its multi-index. */
 static inline int64_t titer_rdims_offset(const titer_rdims *rd, int first, int64_t i,
