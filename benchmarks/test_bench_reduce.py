@@ -3,7 +3,8 @@
 One group per case; ``impl`` = titer, numpy, torch.  Cases of issue 4: sum of
 2^24 float32, axis 0 and axis 1 of 4096x4096 float32, max over an axis,
 cumsum along each axis, int8 -> float32 copy, float32 transposed ->
-contiguous, channels-last ascontiguous."""
+contiguous, channels-last ascontiguous; and 4 MiB sums and max that stay in
+the last-level cache (the reduction loops' own speed)."""
 import numpy as np
 import pytest
 
@@ -19,6 +20,11 @@ def data():
     return {
         "flat": rng.random(1 << 24, dtype=np.float32),
         "square": rng.random((N, N), dtype=np.float32),
+        # 4 MiB each: resident in the last-level cache, where the loops and
+        # not the memory bus set the pace
+        "flat_l3": rng.random(1 << 20, dtype=np.float32),
+        "flat_l3_f64": rng.random(1 << 19),
+        "square_l3": rng.random((1024, 1024), dtype=np.float32),
         "int8": rng.integers(-128, 127, (N, N), dtype=np.int8),
         "nchw": rng.random((32, 64, 56, 56), dtype=np.float32),
     }
@@ -31,21 +37,23 @@ def _torch(x):
 # name -> (titer call, numpy call, torch call or None); each takes the data dict
 # and returns a prepared zero-argument callable (outputs preallocated where the
 # API allows, so every impl does the same work).
-def case_sum_all(d, impl):
-    x = d["flat"]
-    if impl == "titer":
-        return lambda: titer.sum(x)
-    if impl == "numpy":
-        return lambda: np.sum(x)
-    t = _torch(x)
-    return lambda: torch.sum(t)
-
-
-def _axis_reduction(titer_fn, numpy_fn, torch_name, axis):
-    """One reduction along `axis` of the square, into a preallocated out."""
+def _sum_all(key):
     def case(d, impl):
-        x = d["square"]
-        out = np.empty(N, np.float32)
+        x = d[key]
+        if impl == "titer":
+            return lambda: titer.sum(x)
+        if impl == "numpy":
+            return lambda: np.sum(x)
+        t = _torch(x)
+        return lambda: torch.sum(t)
+    return case
+
+
+def _axis_reduction(titer_fn, numpy_fn, torch_name, axis, key="square"):
+    """One reduction along `axis` of a square, into a preallocated out."""
+    def case(d, impl):
+        x = d[key]
+        out = np.empty(x.shape[1 - axis], np.float32)
         if impl == "titer":
             return lambda: titer_fn(x, axis=axis, out=out)
         if impl == "numpy":
@@ -101,7 +109,10 @@ def case_channels_last(d, impl):
 
 
 CASES = {
-    "sum f32 2^24": case_sum_all,
+    "sum f32 2^24": _sum_all("flat"),
+    "sum f32 2^20 (in cache)": _sum_all("flat_l3"),
+    "sum f64 2^19 (in cache)": _sum_all("flat_l3_f64"),
+    "max axis1 f32 1024^2 (in cache)": _axis_reduction(titer.max, np.max, "amax", 1, "square_l3"),
     "sum axis0 f32 4096^2": _axis_reduction(titer.sum, np.sum, "sum", 0),
     "sum axis1 f32 4096^2": _axis_reduction(titer.sum, np.sum, "sum", 1),
     "max axis0 f32 4096^2": _axis_reduction(titer.max, np.max, "amax", 0),
