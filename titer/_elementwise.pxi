@@ -38,6 +38,7 @@ cdef class OpEntry:
     cdef dict loops                # 'ff->f' -> loop address
     cdef dict masked_loops         # 'ff->f' -> the loop under a where= mask
     cdef PlanCache *cache          # the last plan this op ran (see _plan_cache.pxi)
+    cdef object reduce_cache       # the last reduction it ran (see _reduce_cache.pxi)
 
     def __dealloc__(self):
         free(self.cache)

@@ -174,6 +174,11 @@ def reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, initial=np.
 
 cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, where):
     cdef OpEntry entry = _reduce_entry(name)
+    cdef bint plain = where is True and initial is np._NoValue
+    if plain and entry.reduce_cache is not None and cnp.PyArray_Check(x):
+        result = reduce_cached(entry, x, axis, dtype, out, keepdims)
+        if result is not None:
+            return result
     xa = x if cnp.PyArray_Check(x) else np.asarray(x)
     cdef titer_reduction r
     cdef Plan plan
@@ -183,6 +188,7 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
     cdef int k, bits
     cdef cnp.ndarray init_arr
     dtype_code(xa.dtype)
+    xin = None
     ndim = xa.ndim
     axes = _normalize_axes(axis, ndim)
     ordered = not _reorderable(entry)
@@ -274,6 +280,9 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
             bits &= ~8
         _report_fpe(bits, "reduce")
     result = outk if keepdims else np.squeeze(outk, axis=axes)
+    if plain and nout > 0 and nred > 0 and xin is xa and (out is None or direct):
+        reduce_store(entry, xa, axis, dtype, out, keepdims, T,
+                     result if out is None else out, &r, entry.name in _QUIET_INVALID)
     if out is not None:
         if not direct:
             _report_fpe(fpe_bits(copy_into(out, result)), "cast")
