@@ -362,64 +362,64 @@ def test_accuracy_against_fsum_on_every_axis(axis):
     assert fsum_error(titer.sum(x), x.ravel().astype(np.float64)) <= bound
 
 
-PIECE = 32768      # TITER_RED_PIECE (titer_reduce.h): the fixed leaf partials
+PIECE = 32768      # TITER_RED_PIECE (titer_reduce.h): the largest leaf partial
 
 
 def pairwise_model(x, op):
     """NumPy's pairwise tree (8 accumulators up to blocks of 128, halved at
-    multiples of 8 above), in NumPy float arithmetic, one rounding per step."""
+    multiples of 8 above; complex: 4 and 64), in NumPy arithmetic, one
+    rounding per step."""
+    nacc = 4 if x.dtype.kind == "c" else 8
     n = len(x)
-    if n < 8:
+    if n < nacc:
         r = x[0]
         for v in x[1:]:
             r = op(r, v)
         return r
-    if n <= 128:
-        end = n - n % 8
-        r = x[:8].copy()
-        for i in range(8, end, 8):
-            r = op(r, x[i:i + 8])
-        r = op(r[:4], r[4:])
-        r = op(r[:2], r[2:])
-        r = op(r[0], r[1])
+    if n <= 16 * nacc:
+        end = n - n % nacc
+        r = x[:nacc].copy()
+        for i in range(nacc, end, nacc):
+            r = op(r, x[i:i + nacc])
+        while len(r) > 1:                  # ((r0 r1) (r2 r3)) ((r4 r5) (r6 r7))
+            r = op(r[0::2], r[1::2])
+        r = r[0]
         for v in x[end:]:
             r = op(r, v)
         return r
-    half = n // 2 - (n // 2) % 8
+    half = n // 2 - (n // 2) % nacc
     return op(pairwise_model(x[:half], op), pairwise_model(x[half:], op))
 
 
-def fast_axis_model(x, op):
-    """titer's fast-axis order: the pairwise tree on pieces of PIECE
-    elements, their partials combined by a binary counter in index order."""
-    held = {}
-    for start in range(0, len(x), PIECE):
-        cur, level = pairwise_model(x[start:start + PIECE], op), 0
-        while level in held:
-            cur, level = op(held.pop(level), cur), level + 1
-        held[level] = cur
-    out = None
-    for level in sorted(held, reverse=True):
-        out = held[level] if out is None else op(out, held[level])
-    return out
-
-
-@pytest.mark.parametrize("char", "fd")
-@pytest.mark.parametrize("n", [7, 9, 100, 129, 136, 257, 1000, 4097, PIECE, 100003])
-def test_fast_axis_sums_and_products_follow_the_pairwise_tree_bit_for_bit(char, n):
-    """The order of every rounding is the model's, whatever the loop does
-    inside (vector leaves, interleaved sibling leaves, threads): contiguous,
-    unaligned and strided rows, along axis 1 and over everything."""
+@pytest.mark.parametrize("char", "fdFD")
+@pytest.mark.parametrize("n", [7, 9, 100, 129, 136, 257, 1000, 4097, PIECE, PIECE + 1, 100003])
+def test_fast_axis_sums_are_numpys_bit_for_bit(char, n):
+    """The order of every rounding is NumPy's pairwise tree (the model), at
+    any length and whatever the loop does inside (vector leaves, interleaved
+    sibling leaves, pieces cut from NumPy's tree for threads): contiguous,
+    unaligned and strided rows, along axis 1 and over everything.  Products
+    follow the same tree (NumPy multiplies in order, so the model alone is
+    the oracle there)."""
     rng = np.random.default_rng(n)
-    big = (rng.random(2 * n + 1) * 1000).astype(char)
-    near_one = (1 + (rng.random(2 * n + 1) - 0.5) / 256).astype(char)
+
+    def values(scale):
+        v = rng.random(2 * n + 1) * scale
+        if char in "FD":
+            v = v + 1j * rng.random(2 * n + 1) * scale
+        return v.astype(char)
+
+    big = values(1000)
+    near_one = (1 + (values(1) - 0.5) / 256).astype(char)
     for x in (big[:n], big[1:n + 1], big[::2][:n]):
+        want = pairwise_model(x, np.add)
+        assert np.sum(x).tobytes() == want.tobytes(), "the model is not NumPy's tree"
         for threads in (1, 2):
             with titer.num_threads(threads):
                 got = titer.sum(x)
-            assert got.tobytes() == fast_axis_model(x, np.add).tobytes(), (x.strides, threads)
+            assert got.tobytes() == want.tobytes(), (x.strides, threads)
     y = near_one[1:n + 1]
-    assert titer.prod(y).tobytes() == fast_axis_model(y, np.multiply).tobytes()
+    assert titer.prod(y).tobytes() == pairwise_model(y, np.multiply).tobytes()
     rows = big[:3 * (n // 3)].reshape(3, -1)
-    want = np.array([fast_axis_model(row, np.add) for row in rows])
+    want = np.array([pairwise_model(row, np.add) for row in rows])
     assert titer.sum(rows, axis=1).tobytes() == want.tobytes()
+    assert titer.sum(rows, axis=1).tobytes() == np.sum(rows, axis=1).tobytes()

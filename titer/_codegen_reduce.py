@@ -75,8 +75,8 @@ static {A} {N}_pw(const char *p, int64_t s, int64_t n) {{
                 for (int k = 0; k < {NACC}; k++)
                     r[k] = {N}_comb(r[k], {N}_load(*(const {T} *)(p + (i + k) * s)));
         }}
-        for (int w = {NACC} / 2; w >= 1; w /= 2)
-            for (int k = 0; k < w; k++) r[k] = {N}_comb(r[k], r[k + w]);
+        for (int w = 1; w < {NACC}; w *= 2)           /* ((r0 r1) (r2 r3)) ((r4 r5) ...) */
+            for (int k = 0; k < {NACC}; k += 2 * w) r[k] = {N}_comb(r[k], r[k + w]);
         res = r[0];
         for (; i < n; i++) res = {N}_comb(res, {N}_load(*(const {T} *)(p + i * s)));
         return res;
@@ -178,7 +178,7 @@ static void {N}_scan(char *out, int64_t os, const char *in, int64_t is, int64_t 
 }}
 
 static const titer_reduce_kit {N} = {{
-    (int)sizeof({A}), {N}_pairwise, {N}_fold, {N}_combine, {N}_combine_vec,
+    (int)sizeof({A}), {NACC}, {N}_pairwise, {N}_fold, {N}_combine, {N}_combine_vec,
     {N}_outer, {N}_load1, {N}_store1, {N}_scan}};
 """
 
@@ -203,8 +203,8 @@ static inline {N}_vec {N}_vload(const {T} *x) {{
 static inline {T} {N}_vfold(const {N}_vec *v) {{
     {T} r[{NACC}];
     memcpy(r, v, sizeof r);
-    for (int w = {NACC} / 2; w >= 1; w /= 2)
-        for (int k = 0; k < w; k++) r[k] = r[k] {OP} r[k + w];
+    for (int w = 1; w < {NACC}; w *= 2)
+        for (int k = 0; k < {NACC}; k += 2 * w) r[k] = r[k] {OP} r[k + w];
     return r[0];
 }}
 
@@ -268,10 +268,13 @@ def emit_kit(op, sig):
                                 "titer_f2h(a)")
     else:
         a, load, comb, store = t, "v", "%s(a, b)" % kernel, "a"
-    # Float sums keep NumPy's 8 x 128 pairwise shape; where the order cannot
-    # change the value (integers, bool, max/min) wider blocks vectorise better.
+    # Float sums keep the shape of NumPy's pairwise sum (8 accumulators up to
+    # blocks of 128; complex: 4 and 64, NumPy counting real and imaginary
+    # parts), so contiguous sums are NumPy's bit for bit; where the order
+    # cannot change the value (integers, bool, max/min) wider blocks
+    # vectorise better.
     numeric = char in "efdFD" and op.name not in ORDER_FREE
-    nacc = 8 if numeric else 64
+    nacc = (4 if char in "FD" else 8) if numeric else 64
     fields = dict(N=kit_name(op, sig), T=t, A=a, LOAD=load, COMB=comb, STORE=store, K=kernel,
                   NACC=nacc, BLOCK=nacc * 16, VLEAF="", VPAIR="",
                   UNROLL="" if numeric else "#pragma GCC unroll 1")

@@ -2,11 +2,14 @@
  * output stride 0, kept dims) and split it over OpenMP threads.
  *
  * Reproducibility: what a result element is does not depend on the number
- * of threads.  It is defined on fixed pieces of the reduced range (leaves of
- * TITER_RED_PIECE elements, chunks of TITER_RED_CHUNK rows), reduced
- * pairwise, whose partials are combined by a binary-counter cascade in index
- * order; threads only decide who computes which piece.  Float sums are
- * pairwise on every axis (error O(log n) ulps, like NumPy's fast-axis sum).
+ * of threads.  It is defined on fixed pieces of the reduced range, reduced
+ * pairwise; threads only decide who computes which piece.  A reduced fast
+ * axis longer than TITER_RED_PIECE is cut where NumPy's pairwise recursion
+ * halves it, and the pieces' partials are combined in that same tree, so a
+ * contiguous or strided row sums to NumPy's bits at any length.  Shorter
+ * rows grouped into one piece, and chunks of TITER_RED_CHUNK rows (outer
+ * layout), are combined by a binary-counter cascade in index order.  Float
+ * sums are pairwise on every axis (error O(log n) ulps).
  *
  * Two layouts: "inner" when a reduced dim is the input's fastest (pairwise
  * along it, parallel over outputs or over leaves), "outer" when a kept dim
@@ -49,6 +52,7 @@ typedef struct {
 
 typedef struct {
     int acc_size;
+    int split;    /* pairwise halves fall on multiples of this (its accumulator count) */
     void (*pairwise)(const char *p, int64_t s, int64_t n, void *acc);   /* n >= 1 */
     void (*fold)(const char *p, int64_t s, int64_t n, void *acc);       /* acc op= x[i], in order */
     void (*combine)(void *a, const void *b);                            /* a = a op b */
@@ -166,33 +170,62 @@ static inline void titer_red_kept(const titer_reduction *r, int first, int64_t j
 
 /* -- inner layout: leaves of the reduced range ------------------------------ */
 
-typedef struct { int64_t n0, nrows, per_row, group, nleaves; } titer_leaves;
+/* A row of n0 > TITER_RED_PIECE elements is cut into the subtrees of NumPy's
+ * pairwise recursion (halves at multiples of the kit's split) that hold at
+ * most TITER_RED_PIECE elements; starts[] lists their first elements, then n0.
+ * Shorter rows are leaves of `group` whole rows each. */
+typedef struct { int64_t n0, nrows, per_row, group, nleaves, split; int64_t *starts; } titer_leaves;
 
-static inline titer_leaves titer_inner_leaves(const titer_reduction *r) {
-    titer_leaves g;
-    g.n0 = r->rd.shape[0];
-    g.nrows = r->nred / g.n0;
-    if (g.n0 >= TITER_RED_PIECE) {
-        g.per_row = (g.n0 + TITER_RED_PIECE - 1) / TITER_RED_PIECE;
-        g.group = 1;
-        g.nleaves = g.nrows * g.per_row;
-    } else {
-        g.per_row = 1;
-        g.group = TITER_RED_PIECE / g.n0;
-        g.nleaves = (g.nrows + g.group - 1) / g.group;
-    }
-    return g;
+static inline int64_t titer_pw_half(int64_t n, int64_t split) {
+    int64_t h = n / 2;
+    return h - h % split;
 }
+
+/* Numbers the leaves of [start, start + n) from `count` on, recording their
+ * starts when `starts` is given; returns the count after them. */
+static int64_t titer_pw_cut(int64_t start, int64_t n, int64_t split, int64_t *starts,
+                            int64_t count) {
+    if (n <= TITER_RED_PIECE) {
+        if (starts) starts[count] = start;
+        return count + 1;
+    }
+    int64_t h = titer_pw_half(n, split);
+    count = titer_pw_cut(start, h, split, starts, count);
+    return titer_pw_cut(start + h, n - h, split, starts, count);
+}
+
+/* Returns -1 when the leaf starts cannot be allocated; titer_free_leaves after. */
+static inline int titer_inner_leaves(const titer_reduction *r, titer_leaves *g) {
+    g->n0 = r->rd.shape[0];
+    g->nrows = r->nred / g->n0;
+    g->split = r->kit->split;
+    g->starts = NULL;
+    if (g->n0 > TITER_RED_PIECE) {
+        g->per_row = titer_pw_cut(0, g->n0, g->split, NULL, 0);
+        g->starts = (int64_t *)malloc(sizeof(int64_t) * (size_t)(g->per_row + 1));
+        if (!g->starts) return -1;
+        titer_pw_cut(0, g->n0, g->split, g->starts, 0);
+        g->starts[g->per_row] = g->n0;
+        g->group = 1;
+        g->nleaves = g->nrows * g->per_row;
+    } else {
+        g->per_row = 1;
+        g->group = TITER_RED_PIECE / g->n0;
+        g->nleaves = (g->nrows + g->group - 1) / g->group;
+    }
+    return 0;
+}
+
+static inline void titer_free_leaves(titer_leaves *g) { free(g->starts); }
 
 static void titer_inner_leaf(const titer_reduction *r, const titer_leaves *g,
                              const char *base, int64_t leaf, void *acc) {
     const titer_reduce_kit *k = r->kit;
     int64_t s0 = r->rd.stride[0];
-    if (g->n0 >= TITER_RED_PIECE) {
+    if (g->n0 > TITER_RED_PIECE) {
         int64_t row = leaf / g->per_row, piece = leaf % g->per_row;
-        const char *p = base + titer_rdims_offset(&r->rd, 1, row, NULL)
-                        + piece * TITER_RED_PIECE * s0;
-        k->pairwise(p, s0, titer_min64(TITER_RED_PIECE, g->n0 - piece * TITER_RED_PIECE), acc);
+        const char *p = base + titer_rdims_offset(&r->rd, 1, row, NULL) + g->starts[piece] * s0;
+        k->pairwise(p, s0, g->starts[piece + 1] - g->starts[piece], acc);
         return;
     }
     int64_t row0 = leaf * g->group, row1 = titer_min64(row0 + g->group, g->nrows);
@@ -217,24 +250,60 @@ static void titer_inner_leaf(const titer_reduction *r, const titer_leaves *g,
     titer_cascade_result(&c, k, acc);
 }
 
-static void titer_inner_outputs(const titer_reduction *r, int64_t j0, int64_t j1) {
-    titer_leaves g = titer_inner_leaves(r);
-    char acc[TITER_ACC_MAX], tmp[TITER_ACC_MAX];
+/* The partials of one row's leaves, from *leaf on, combined in the pairwise
+ * tree of titer_pw_cut over n elements: computed here (partials NULL) or
+ * read from partials[leaf] (acc_size bytes each). */
+static void titer_pw_combine(const titer_reduction *r, const titer_leaves *g, const char *base,
+                             const char *partials, int64_t n, int64_t *leaf, void *acc) {
+    if (n <= TITER_RED_PIECE) {
+        if (partials)
+            memcpy(acc, partials + *leaf * r->kit->acc_size, (size_t)r->kit->acc_size);
+        else
+            titer_inner_leaf(r, g, base, *leaf, acc);
+        ++*leaf;
+        return;
+    }
+    char right[TITER_ACC_MAX];
+    int64_t h = titer_pw_half(n, g->split);
+    titer_pw_combine(r, g, base, partials, h, leaf, acc);
+    titer_pw_combine(r, g, base, partials, n - h, leaf, right);
+    r->kit->combine(acc, right);
+}
+
+/* One output's leaves (computed, or read from its partials) combined:
+ * the rows' pairwise trees, then the rows' cascade in index order. */
+static void titer_inner_combine(const titer_reduction *r, const titer_leaves *g,
+                                const char *base, const char *partials, void *acc) {
+    if (g->nleaves == 1) {
+        if (partials) memcpy(acc, partials, (size_t)r->kit->acc_size);
+        else titer_inner_leaf(r, g, base, 0, acc);
+        return;
+    }
+    titer_cascade c;
+    char tmp[TITER_ACC_MAX];
+    int64_t leaf = 0;
+    c.occupied = 0;
+    while (leaf < g->nleaves) {
+        if (g->n0 > TITER_RED_PIECE) {
+            titer_pw_combine(r, g, base, partials, g->n0, &leaf, tmp);
+        } else if (partials) {
+            memcpy(tmp, partials + leaf * r->kit->acc_size, (size_t)r->kit->acc_size);
+            leaf++;
+        } else {
+            titer_inner_leaf(r, g, base, leaf++, tmp);
+        }
+        titer_cascade_push(&c, r->kit, tmp);
+    }
+    titer_cascade_result(&c, r->kit, acc);
+}
+
+static void titer_inner_outputs(const titer_reduction *r, const titer_leaves *g,
+                                int64_t j0, int64_t j1) {
+    char acc[TITER_ACC_MAX];
     for (int64_t j = j0; j < j1; j++) {
         int64_t in_off, out_off;
         titer_red_kept(r, 0, j, &in_off, &out_off);
-        const char *base = r->in + in_off;
-        if (g.nleaves == 1) {
-            titer_inner_leaf(r, &g, base, 0, acc);
-        } else {
-            titer_cascade c;
-            c.occupied = 0;
-            for (int64_t leaf = 0; leaf < g.nleaves; leaf++) {
-                titer_inner_leaf(r, &g, base, leaf, tmp);
-                titer_cascade_push(&c, r->kit, tmp);
-            }
-            titer_cascade_result(&c, r->kit, acc);
-        }
+        titer_inner_combine(r, g, r->in + in_off, NULL, acc);
         titer_red_finish(r, r->out + out_off, acc);
     }
 }
@@ -429,23 +498,24 @@ static int titer_reduce_run(const titer_reduction *r, int nthreads, int64_t grai
             free(partials);
         }
     } else {
-        titer_leaves g = titer_inner_leaves(r);
+        titer_leaves g;
+        if (titer_inner_leaves(r, &g) < 0) return -1;
         if (nthreads == 1) {
-            titer_inner_outputs(r, 0, r->nout);
+            titer_inner_outputs(r, &g, 0, r->nout);
         } else if (r->nout >= 4 * nthreads || g.nleaves == 1) {
             int64_t nt = titer_min64(nthreads, r->nout);
             #pragma omp parallel for schedule(static) num_threads(nt)
             for (int64_t c = 0; c < nt; c++) {
                 TITER_OMP_FLAGS_BEGIN
-                titer_inner_outputs(r, c * r->nout / nt, (c + 1) * r->nout / nt);
+                titer_inner_outputs(r, &g, c * r->nout / nt, (c + 1) * r->nout / nt);
                 TITER_OMP_FLAGS_END
             }
         } else {
-            /* few outputs, many leaves: leaves in parallel, cascade after */
+            /* few outputs, many leaves: leaves in parallel, combined after */
             size_t sz = (size_t)r->kit->acc_size;
             int64_t units = r->nout * g.nleaves;
             char *partials = (char *)malloc(sz * (size_t)units);
-            if (!partials) return -1;
+            if (!partials) { titer_free_leaves(&g); return -1; }
             #pragma omp parallel num_threads(nthreads)
             {
                 TITER_OMP_FLAGS_BEGIN
@@ -459,18 +529,15 @@ static int titer_reduce_run(const titer_reduction *r, int nthreads, int64_t grai
                 TITER_OMP_FLAGS_END
             }
             for (int64_t j = 0; j < r->nout; j++) {
-                titer_cascade c;
                 char acc[TITER_ACC_MAX];
                 int64_t in_off, out_off;
-                c.occupied = 0;
-                for (int64_t leaf = 0; leaf < g.nleaves; leaf++)
-                    titer_cascade_push(&c, r->kit, partials + (size_t)(j * g.nleaves + leaf) * sz);
-                titer_cascade_result(&c, r->kit, acc);
+                titer_inner_combine(r, &g, NULL, partials + (size_t)(j * g.nleaves) * sz, acc);
                 titer_red_kept(r, 0, j, &in_off, &out_off);
                 titer_red_finish(r, r->out + out_off, acc);
             }
             free(partials);
         }
+        titer_free_leaves(&g);
     }
     return flags | fetestexcept(TITER_FPE_MASK);
 }
