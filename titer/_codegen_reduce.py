@@ -75,8 +75,7 @@ static {A} {N}_pw(const char *p, int64_t s, int64_t n) {{
                 for (int k = 0; k < {NACC}; k++)
                     r[k] = {N}_comb(r[k], {N}_load(*(const {T} *)(p + (i + k) * s)));
         }}
-        for (int w = 1; w < {NACC}; w *= 2)           /* ((r0 r1) (r2 r3)) ((r4 r5) ...) */
-            for (int k = 0; k < {NACC}; k += 2 * w) r[k] = {N}_comb(r[k], r[k + w]);
+        {FOLD}
         res = r[0];
         for (; i < n; i++) res = {N}_comb(res, {N}_load(*(const {T} *)(p + i * s)));
         return res;
@@ -255,6 +254,13 @@ VECTOR_LEAF = """
 VECTOR_PAIR = """
     if (s == (int64_t)sizeof({T}) && n - n2 <= {BLOCK})
         return {N}_vpair((const {T} *)p, n2, n - n2);"""
+# How a leaf folds its accumulators: NumPy's order, ((r0 r1) (r2 r3)) ((r4 r5)
+# (r6 r7)), where the order shows in the bits; halves (r[k] with r[k + w]),
+# which vectorise, where it cannot (64 accumulators of integers or max/min).
+NUMPY_FOLD = """for (int w = 1; w < {NACC}; w *= 2)
+            for (int k = 0; k < {NACC}; k += 2 * w) r[k] = {N}_comb(r[k], r[k + w]);"""
+HALVING_FOLD = """for (int w = {NACC} / 2; w >= 1; w /= 2)
+            for (int k = 0; k < w; k++) r[k] = {N}_comb(r[k], r[k + w]);"""
 # A float kernel that is one C operator on a and b works on GCC vectors as is.
 VECTOR_OPERATORS = {"a + b": "+", "a * b": "*"}
 
@@ -278,6 +284,7 @@ def emit_kit(op, sig):
     fields = dict(N=kit_name(op, sig), T=t, A=a, LOAD=load, COMB=comb, STORE=store, K=kernel,
                   NACC=nacc, BLOCK=nacc * 16, VLEAF="", VPAIR="",
                   UNROLL="" if numeric else "#pragma GCC unroll 1")
+    fields["FOLD"] = (NUMPY_FOLD if numeric else HALVING_FOLD).format(**fields)
     operator = VECTOR_OPERATORS.get(ops.lookup_expr(op, sig[:2])[1])
     if numeric and char in "fd" and operator:
         fields.update(OP=operator, VLEAF=VECTOR_LEAF.format(**fields),
