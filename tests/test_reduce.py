@@ -188,6 +188,28 @@ def test_nan_at_every_position(name, char):
                             name, char)
 
 
+@pytest.mark.parametrize("name", ["maximum", "minimum", "fmax", "fmin"])
+@pytest.mark.parametrize("char", ["f", "d"])
+def test_nan_in_long_rows(name, char):
+    """NaN at lane, vector and leaf boundaries of the contiguous vector leaves
+    (64 float32 / 32 float64 accumulators, leaves of 16 blocks), in rows and
+    over everything, and rows of NaN only."""
+    ufunc = getattr(np, name)
+    rng = np.random.default_rng(5)
+    base = sample((3, 2100), char, rng)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for i in (0, 1, 7, 8, 31, 32, 63, 64, 65, 511, 1023, 1024, 2047, 2099):
+            x = base.copy()
+            x[1, i] = np.nan
+            x[2, ::97] = np.nan
+            assert_same(titer.reduce(name, x, axis=1), ufunc.reduce(x, axis=1), name, char)
+            assert_same(titer.reduce(name, x[1]), ufunc.reduce(x[1]), name, char)
+            assert_same(titer.reduce(name, x[0]), ufunc.reduce(x[0]), name, char)
+        x = np.full(1000, np.nan, char)
+        assert_same(titer.reduce(name, x), ufunc.reduce(x), name, char)
+
+
 @pytest.mark.parametrize("shape,axis", [((0,), None), ((0,), 0), ((0, 3), 0), ((0, 3), 1),
                                         ((3, 0), 0), ((3, 0), 1), ((0, 0), 0), ((2, 0, 3), (0, 1))])
 @pytest.mark.parametrize("name", ["add", "multiply", "maximum", "minimum"])

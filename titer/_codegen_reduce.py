@@ -9,6 +9,7 @@ table get kits without any change here.  ``titer/src/titer_reduce.h`` holds
 the drivers that walk the iteration space and split it over threads.
 """
 import os
+import re
 import sys
 
 if __package__ in (None, ""):          # run as a script from setup.py
@@ -75,7 +76,7 @@ static {A} {N}_pw(const char *p, int64_t s, int64_t n) {{
                 for (int k = 0; k < {NACC}; k++)
                     r[k] = {N}_comb(r[k], {N}_load(*(const {T} *)(p + (i + k) * s)));
         }}
-        {FOLD}
+{FOLD}
         res = r[0];
         for (; i < n; i++) res = {N}_comb(res, {N}_load(*(const {T} *)(p + i * s)));
         return res;
@@ -191,7 +192,14 @@ VECTOR_TEMPLATE = r"""
  * streams are prefetched a few lines ahead: without it the interleaved reads
  * reached 0.6x a sequential loop's bandwidth from memory here. */
 typedef {T} {N}_vec __attribute__((vector_size(TITER_RED_VB)));
+typedef {I} {N}_mask __attribute__((vector_size(TITER_RED_VB)));   /* comparison results */
 enum {{ {N}_LANES = TITER_RED_VB / (int)sizeof({T}), {N}_NV = {NACC} / {N}_LANES }};
+
+static inline {N}_vec {N}_vsel({N}_mask m, {N}_vec a, {N}_vec b) {{   /* m ? a : b */
+    return ({N}_vec)((({N}_mask)a & m) | (({N}_mask)b & ~m));
+}}
+
+static inline {N}_vec {N}_vcomb({N}_vec a, {N}_vec b) {{ return {VEXPR}; }}
 
 static inline {N}_vec {N}_vload(const {T} *x) {{
     {N}_vec v;
@@ -202,8 +210,7 @@ static inline {N}_vec {N}_vload(const {T} *x) {{
 static inline {T} {N}_vfold(const {N}_vec *v) {{
     {T} r[{NACC}];
     memcpy(r, v, sizeof r);
-    for (int w = 1; w < {NACC}; w *= 2)
-        for (int k = 0; k < {NACC}; k += 2 * w) r[k] = r[k] {OP} r[k + w];
+{VFOLD}
     return r[0];
 }}
 
@@ -214,10 +221,10 @@ static {T} {N}_vleaf(const {T} *x, int64_t n) {{      /* {NACC} <= n <= {BLOCK} 
     for (int j = 0; j < {N}_NV; j++) r[j] = {N}_vload(x + j * {N}_LANES);
     for (i = {NACC}; i < e; i += {NACC}) {{
         __builtin_prefetch((const char *)(x + i) + TITER_RED_PREFETCH);
-        for (int j = 0; j < {N}_NV; j++) r[j] = r[j] {OP} {N}_vload(x + i + j * {N}_LANES);
+        for (int j = 0; j < {N}_NV; j++) r[j] = {N}_vcomb(r[j], {N}_vload(x + i + j * {N}_LANES));
     }}
     {T} res = {N}_vfold(r);
-    for (; i < n; i++) res = res {OP} x[i];
+    for (; i < n; i++) res = {K}(res, x[i]);
     return res;
 }}
 
@@ -235,18 +242,18 @@ static {T} {N}_vpair(const {T} *x, int64_t n1, int64_t n2) {{  /* two leaves */
         __builtin_prefetch((const char *)(x + i) + TITER_RED_PREFETCH);
         __builtin_prefetch((const char *)(y + i) + TITER_RED_PREFETCH);
         for (int j = 0; j < {N}_NV; j++) {{
-            r[j] = r[j] {OP} {N}_vload(x + i + j * {N}_LANES);
-            q[j] = q[j] {OP} {N}_vload(y + i + j * {N}_LANES);
+            r[j] = {N}_vcomb(r[j], {N}_vload(x + i + j * {N}_LANES));
+            q[j] = {N}_vcomb(q[j], {N}_vload(y + i + j * {N}_LANES));
         }}
     }}
     for (int64_t k = i; k < e1; k += {NACC})
-        for (int j = 0; j < {N}_NV; j++) r[j] = r[j] {OP} {N}_vload(x + k + j * {N}_LANES);
+        for (int j = 0; j < {N}_NV; j++) r[j] = {N}_vcomb(r[j], {N}_vload(x + k + j * {N}_LANES));
     for (int64_t k = i; k < e2; k += {NACC})
-        for (int j = 0; j < {N}_NV; j++) q[j] = q[j] {OP} {N}_vload(y + k + j * {N}_LANES);
+        for (int j = 0; j < {N}_NV; j++) q[j] = {N}_vcomb(q[j], {N}_vload(y + k + j * {N}_LANES));
     {T} left = {N}_vfold(r), right = {N}_vfold(q);
-    for (i = e1; i < n1; i++) left = left {OP} x[i];
-    for (i = e2; i < n2; i++) right = right {OP} y[i];
-    return left {OP} right;
+    for (i = e1; i < n1; i++) left = {K}(left, x[i]);
+    for (i = e2; i < n2; i++) right = {K}(right, y[i]);
+    return {K}(left, right);
 }}
 """
 VECTOR_LEAF = """
@@ -257,12 +264,23 @@ VECTOR_PAIR = """
 # How a leaf folds its accumulators: NumPy's order, ((r0 r1) (r2 r3)) ((r4 r5)
 # (r6 r7)), where the order shows in the bits; halves (r[k] with r[k + w]),
 # which vectorise, where it cannot (64 accumulators of integers or max/min).
-NUMPY_FOLD = """for (int w = 1; w < {NACC}; w *= 2)
-            for (int k = 0; k < {NACC}; k += 2 * w) r[k] = {N}_comb(r[k], r[k + w]);"""
-HALVING_FOLD = """for (int w = {NACC} / 2; w >= 1; w /= 2)
-            for (int k = 0; k < w; k++) r[k] = {N}_comb(r[k], r[k + w]);"""
-# A float kernel that is one C operator on a and b works on GCC vectors as is.
-VECTOR_OPERATORS = {"a + b": "+", "a * b": "*"}
+NUMPY_FOLD = """        for (int w = 1; w < {NACC}; w *= 2)
+            for (int k = 0; k < {NACC}; k += 2 * w) r[k] = {C}(r[k], r[k + w]);"""
+HALVING_FOLD = """        for (int w = {NACC} / 2; w >= 1; w /= 2)
+            for (int k = 0; k < w; k++) r[k] = {C}(r[k], r[k + w]);"""
+
+
+def vector_expr(expr):
+    """The GCC-vector form of a float kernel, or None: one C operator on a
+    and b works as is; a select ``((cond) ? a : b)`` over comparisons of a
+    and b (max/min and their NaN rules) becomes a mask and a blend, lane by
+    lane the scalar kernel."""
+    if expr in ("a + b", "a * b"):
+        return expr
+    m = re.fullmatch(r"\(\((.*)\) \? a : b\)", expr)
+    if m and re.fullmatch(r"[ab<>=!|() ]+", m.group(1)):
+        return "{N}_vsel((%s), a, b)" % m.group(1).replace(" || ", ") | (")
+    return None
 
 
 def emit_kit(op, sig):
@@ -280,17 +298,27 @@ def emit_kit(op, sig):
     # cannot change the value (integers, bool, max/min) wider blocks
     # vectorise better.
     numeric = char in "efdFD" and op.name not in ORDER_FREE
-    nacc = (4 if char in "FD" else 8) if numeric else 64
+    vexpr = vector_expr(ops.lookup_expr(op, sig[:2])[1]) if char in "fd" else None
+    if numeric:
+        nacc = 4 if char in "FD" else 8
+    elif vexpr:
+        nacc = 64 if char == "f" else 32     # 256 bytes: 8 AVX2 registers of accumulators
+    else:
+        nacc = 64
     fields = dict(N=kit_name(op, sig), T=t, A=a, LOAD=load, COMB=comb, STORE=store, K=kernel,
                   NACC=nacc, BLOCK=nacc * 16, VLEAF="", VPAIR="",
                   UNROLL="" if numeric else "#pragma GCC unroll 1")
-    fields["FOLD"] = (NUMPY_FOLD if numeric else HALVING_FOLD).format(**fields)
-    operator = VECTOR_OPERATORS.get(ops.lookup_expr(op, sig[:2])[1])
-    if numeric and char in "fd" and operator:
-        fields.update(OP=operator, VLEAF=VECTOR_LEAF.format(**fields),
-                      VPAIR=VECTOR_PAIR.format(**fields))
-        return VECTOR_TEMPLATE.format(**fields) + KIT_TEMPLATE.format(**fields)
-    return KIT_TEMPLATE.format(**fields)
+    fold = NUMPY_FOLD if numeric else HALVING_FOLD
+    fields["FOLD"] = fold.format(NACC=nacc, C=fields["N"] + "_comb")
+    if not vexpr:
+        return KIT_TEMPLATE.format(**fields)
+    # Contiguous float leaves as GCC vectors: same accumulators, same bits.
+    fields.update(VEXPR=vexpr.format(N=fields["N"]), I="int32_t" if char == "f" else "int64_t",
+                  VFOLD=fold.format(NACC=nacc, C=kernel),
+                  VLEAF=VECTOR_LEAF.format(**fields))
+    if numeric:                 # latency-bound chains: two sibling leaves at once
+        fields["VPAIR"] = VECTOR_PAIR.format(**fields)
+    return VECTOR_TEMPLATE.format(**fields) + KIT_TEMPLATE.format(**fields)
 
 
 def generate():
