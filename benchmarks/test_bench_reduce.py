@@ -4,7 +4,8 @@ One group per case; ``impl`` = titer, numpy, torch.  Cases of issue 4: sum of
 2^24 float32, axis 0 and axis 1 of 4096x4096 float32, max over an axis,
 cumsum along each axis, int8 -> float32 copy, float32 transposed ->
 contiguous, channels-last ascontiguous; 4 MiB sums and max that stay in the
-last-level cache (the reduction loops' own speed); and sums of a few thousand
+last-level cache (the reduction loops' own speed); a count (the int64 sum of
+a bool mask, read as bools); and sums of a few thousand
 elements, where the per-call set-up is what is measured."""
 import numpy as np
 import pytest
@@ -30,6 +31,7 @@ def data():
         "small_f64": rng.random(1000),
         "square_small": rng.random((64, 64), dtype=np.float32),
         "int8": rng.integers(-128, 127, (N, N), dtype=np.int8),
+        "mask": rng.random(1 << 24) < 0.5,
         "nchw": rng.random((32, 64, 56, 56), dtype=np.float32),
     }
 
@@ -117,6 +119,7 @@ CASES = {
     "sum f32 2^20 (in cache)": _sum_all("flat_l3"),
     "sum f64 2^19 (in cache)": _sum_all("flat_l3_f64"),
     "max axis1 f32 1024^2 (in cache)": _axis_reduction(titer.max, np.max, "amax", 1, "square_l3"),
+    "sum bool 2^24 (count, into int64)": _sum_all("mask"),
     "sum f64 1000 (per call)": _sum_all("small_f64"),
     "sum axis1 f32 64^2 (per call)": _axis_reduction(titer.sum, np.sum, "sum", 1, "square_small"),
     "sum axis0 f32 4096^2": _axis_reduction(titer.sum, np.sum, "sum", 0),

@@ -12,6 +12,8 @@ import os
 import re
 import sys
 
+import numpy as np
+
 if __package__ in (None, ""):          # run as a script from setup.py
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import _codegen as codegen         # noqa: E402
@@ -49,7 +51,7 @@ def kit_name(op, sig):
 KIT_TEMPLATE = r"""
 TITER_INLINE {A} {N}_load({T} v) {{ return {LOAD}; }}
 TITER_INLINE {A} {N}_comb({A} a, {A} b) {{ return {COMB}; }}
-TITER_INLINE {T} {N}_store({A} a) {{ return {STORE}; }}
+TITER_INLINE {O} {N}_store({A} a) {{ return {STORE}; }}
 
 /* NumPy's pairwise sum: {NACC} accumulators up to a block of {BLOCK}, halves
  * above.  The accumulator loop must stay a loop (not unrolled) so that GCC
@@ -108,7 +110,8 @@ static void {N}_combine_vec(void *a_, const void *b_, int64_t w) {{
 }}
 
 static void {N}_load1(void *acc, const char *x) {{ *({A} *)acc = {N}_load(*(const {T} *)x); }}
-static void {N}_store1(char *out, const void *acc) {{ *({T} *)out = {N}_store(*(const {A} *)acc); }}
+static void {N}_load_out(void *acc, const char *x) {{ *({A} *)acc = {LOADO}; }}
+static void {N}_store1(char *out, const void *acc) {{ *({O} *)out = {N}_store(*(const {A} *)acc); }}
 
 /* Rows [i0, i1) of the reduced space, each w elements at byte stride es,
  * reduced per element: TITER_RED_LEAF rows in order, then a binary-counter
@@ -166,7 +169,17 @@ static void {N}_outer(const char *base, int64_t es, int64_t w, const titer_rdims
     }}
 }}
 
-/* The op's own 1-d scan (np.<op>.accumulate): the T kernel at every step. */
+{SCAN}
+
+static const titer_reduce_kit {N} = {{
+    (int)sizeof({A}), {NACC}, {N}_pairwise, {N}_fold, {N}_combine, {N}_combine_vec,
+    {N}_outer, {N}_load1, {N}_load_out, {N}_store1, {N}_scan}};
+"""
+
+
+# The scan of np.<op>.accumulate: the op's own T kernel at every step (a
+# float16 cumsum rounds to half at each step, as NumPy's does).
+SCAN_TEMPLATE = r"""
 static void {N}_scan(char *out, int64_t os, const char *in, int64_t is, int64_t n) {{
     if (n <= 0) return;
     {T} r = *(const {T} *)in;
@@ -175,13 +188,18 @@ static void {N}_scan(char *out, int64_t os, const char *in, int64_t is, int64_t 
         r = {K}(r, *(const {T} *)(in + i * is));
         *({T} *)(out + i * os) = r;
     }}
-}}
-
-static const titer_reduce_kit {N} = {{
-    (int)sizeof({A}), {NACC}, {N}_pairwise, {N}_fold, {N}_combine, {N}_combine_vec,
-    {N}_outer, {N}_load1, {N}_store1, {N}_scan}};
-"""
-
+}}"""
+# A widening kit's scan: each input converted, combined in the output type.
+WIDE_SCAN_TEMPLATE = r"""
+static void {N}_scan(char *out, int64_t os, const char *in, int64_t is, int64_t n) {{
+    if (n <= 0) return;
+    {A} r = {N}_load(*(const {T} *)in);
+    *({O} *)out = {N}_store(r);
+    for (int64_t i = 1; i < n; i++) {{
+        r = {N}_comb(r, {N}_load(*(const {T} *)(in + i * is)));
+        *({O} *)(out + i * os) = {N}_store(r);
+    }}
+}}"""
 
 VECTOR_TEMPLATE = r"""
 /* Contiguous leaves of {N}_pw as GCC vectors of TITER_RED_VB bytes: the
@@ -327,9 +345,11 @@ def emit_kit(op, sig):
         nacc = 64 if char == "f" else 32     # 256 bytes: 8 AVX2 registers of accumulators
     else:
         nacc = 64
-    fields = dict(N=kit_name(op, sig), T=t, A=a, LOAD=load, COMB=comb, STORE=store, K=kernel,
-                  NACC=nacc, BLOCK=nacc * 16, VLEAF="", VPAIR="",
-                  UNROLL="" if numeric else "#pragma GCC unroll 1")
+    fields = dict(N=kit_name(op, sig), T=t, A=a, O=t, LOAD=load, COMB=comb, STORE=store,
+                  K=kernel, NACC=nacc, BLOCK=nacc * 16, VLEAF="", VPAIR="",
+                  UNROLL="" if numeric else "#pragma GCC unroll 1",
+                  LOADO="%s_load(*(const %s *)x)" % (kit_name(op, sig), t))
+    fields["SCAN"] = SCAN_TEMPLATE.format(**fields)
     fold = NUMPY_FOLD if numeric else HALVING_FOLD
     fields["FOLD"] = fold.format(NACC=nacc, C=fields["N"] + "_comb")
     if not vexpr:
@@ -344,6 +364,45 @@ def emit_kit(op, sig):
     return VECTOR_TEMPLATE.format(**fields) + KIT_TEMPLATE.format(**fields)
 
 
+# Widening kits: a reduction whose loop type is wider than the input's
+# (np.sum of bool or int8 -> int64, of uint16 -> uint64, np.mean's float64
+# sum of integers) reads the input as it is and converts each element as it
+# is loaded, instead of converting the whole input first.  Only conversions
+# NumPy calls safe, into the output type's own kernel.
+WIDENING = {"add": "lLd", "multiply": "lL"}
+WIDE_INPUTS = "?bhiBHIlL"
+
+
+def widening_signatures(op):
+    """(input char, output char) pairs of op's widening kits."""
+    pairs = []
+    for out in WIDENING.get(op.name, ""):
+        if out + out + "->" + out not in op.types:
+            continue
+        for c in WIDE_INPUTS:
+            if c != out and np.can_cast(c, out, "safe"):
+                pairs.append((c, out))
+    return pairs
+
+
+def wide_kit_name(op, c, out):
+    return "titer_rk_%s_%s_from_%s" % (op.name, out, c.replace("?", "B1"))
+
+
+def emit_wide_kit(op, c, out):
+    t, a = ops.C_TYPE[c], ops.C_TYPE[out]
+    numeric = out in "efdFD"
+    nacc = 8 if numeric else 64
+    fields = dict(N=wide_kit_name(op, c, out), T=t, A=a, O=a, LOAD="(%s)v" % a,
+                  COMB="%s(a, b)" % codegen.kernel_name(op, out * 2 + "->" + out), STORE="a",
+                  NACC=nacc, BLOCK=nacc * 16, VLEAF="", VPAIR="",
+                  UNROLL="" if numeric else "#pragma GCC unroll 1", LOADO="*(const %s *)x" % a)
+    fields["FOLD"] = (NUMPY_FOLD if numeric else HALVING_FOLD).format(
+        NACC=nacc, C=fields["N"] + "_comb")
+    fields["SCAN"] = WIDE_SCAN_TEMPLATE.format(**fields)
+    return KIT_TEMPLATE.format(**fields)
+
+
 def generate():
     parts = ["/* Generated by titer/_codegen_reduce.py from titer/_ops.py: do not edit. */",
              "#ifndef TITER_REDUCE_GENERATED_H", "#define TITER_REDUCE_GENERATED_H",
@@ -354,6 +413,10 @@ def generate():
             parts.append(emit_kit(op, sig))
             entries.append('    {"%s", "%s", &%s}' % (op.name, sig.replace("?", "\\?"),
                                                     kit_name(op, sig)))
+        for c, out in widening_signatures(op):      # signature "c->out"
+            parts.append(emit_wide_kit(op, c, out))
+            entries.append('    {"%s", "%s->%s", &%s}' % (op.name, c.replace("?", "\\?"), out,
+                                                       wide_kit_name(op, c, out)))
     parts.append("static const titer_kit_entry titer_kit_table[] = {\n%s\n};"
                  % (",\n".join(entries) or '    {"", "", 0}'))
     parts.append("static const int titer_kit_table_len = %d;" % len(entries))

@@ -11,6 +11,7 @@ cdef extern from "titer_reduce.h" nogil:
     ctypedef struct titer_reduce_kit:
         int acc_size
         void (*load)(void *acc, const char *x)
+        void (*load_out)(void *acc, const char *x)
         void (*store)(char *out, const void *acc)
     ctypedef struct titer_rdims:
         int ndim
@@ -36,6 +37,7 @@ cdef extern from "titer_reduce.h" nogil:
     int titer_reduce_run(const titer_reduction *r, int nthreads, int64_t grain)
 
 cdef dict _KITS = {}               # (op name, type char) -> kit address
+cdef dict _WIDE_KITS = {}          # (op name, input char, output char) -> kit address
 cdef dict _REORDERABLE = {}        # op name -> bool
 # NumPy's comparison-based reductions raise no "invalid" for NaN.
 _QUIET_INVALID = frozenset(["maximum", "minimum", "fmax", "fmin"])
@@ -47,7 +49,10 @@ def _init_kits():
     cdef const titer_kit_entry *table = titer_isa_kits(_isa_level, &count)
     for i in range(count):
         sig = table[i].sig.decode()
-        _KITS[(table[i].op.decode(), sig[0])] = <uintptr_t>table[i].kit
+        if sig[1:3] == "->":            # a widening kit, "i->l"
+            _WIDE_KITS[(table[i].op.decode(), sig[0], sig[3])] = <uintptr_t>table[i].kit
+        else:
+            _KITS[(table[i].op.decode(), sig[0])] = <uintptr_t>table[i].kit
 
 
 _init_kits()
@@ -243,7 +248,19 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
     if nout > 0 and nred == 0:
         copy_into(outk, init_arr)
     elif nout > 0:
-        xin = _as_loop_input(xa, T)
+        # an input of a narrower type is read as it is by a widening kit;
+        # anything else the kits cannot read is converted first
+        in_dtype = DTYPES[dtype_code(xa.dtype)]
+        kit = 0
+        if (not masked and in_dtype != T and xa.dtype.isnative
+                and cnp.PyArray_ISALIGNED(xa)):
+            kit = _WIDE_KITS.get((entry.name, in_dtype.char, T.char), 0)
+        if kit:
+            xin = xa
+        else:
+            xin = _as_loop_input(xa, T)
+            in_dtype = T
+            kit = _KITS[(entry.name, T.char)]
         if masked:
             mask = np.broadcast_to(np.asarray(where, dtype=bool), xa.shape)
             if xin is xa:
@@ -259,18 +276,19 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
         flags.check_mem_overlap = False
         st.arrays = [outk, xin]
         st.out_dtypes = [T]
-        st.loop_dtypes = [T, T]
-        codes[0] = codes[1] = dtype_code(<cnp.dtype>T)
+        st.loop_dtypes = [T, in_dtype]
+        codes[0] = dtype_code(<cnp.dtype>T)
+        codes[1] = dtype_code(<cnp.dtype>in_dtype)
         st.loop_codes = codes
         st.static_shape = None
         st.copied_inputs = False
         st.is_scalar[0] = st.is_scalar[1] = False
         build_plan(&plan, st, &flags, 1)
-        _fill_reduction(&r, &plan, <uintptr_t>_KITS[(entry.name, T.char)])
+        _fill_reduction(&r, &plan, <uintptr_t>kit)
         r.ordered = ordered
         r.has_init = init_arr is not None
         if r.has_init:
-            r.kit.load(r.init, <const char *>cnp.PyArray_DATA(init_arr))
+            r.kit.load_out(r.init, <const char *>cnp.PyArray_DATA(init_arr))
         with nogil:
             bits = titer_reduce_run(&r, _num_threads, _grain_size)
         if bits < 0:

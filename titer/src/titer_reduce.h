@@ -59,8 +59,9 @@ typedef struct {
     void (*combine_vec)(void *a, const void *b, int64_t w);
     void (*outer)(const char *base, int64_t es, int64_t w, const titer_rdims *rd,
                   int64_t i0, int64_t i1, void *acc, void *scratch);
-    void (*load)(void *acc, const char *x);
-    void (*store)(char *out, const void *acc);
+    void (*load)(void *acc, const char *x);          /* from the input type */
+    void (*load_out)(void *acc, const char *x);      /* from the output type (initial values) */
+    void (*store)(char *out, const void *acc);       /* to the output type */
     void (*scan)(char *out, int64_t os, const char *in, int64_t is, int64_t n);
 } titer_reduce_kit;
 
