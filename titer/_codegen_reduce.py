@@ -283,16 +283,23 @@ NUMPY_FOLD = """        for (int w = 1; w < {NACC}; w *= 2)
             for (int k = 0; k < {NACC}; k += 2 * w) r[k] = {C}(r[k], r[k + w]);"""
 HALVING_FOLD = """        for (int w = {NACC} / 2; w >= 1; w /= 2)
             for (int k = 0; k < w; k++) r[k] = {C}(r[k], r[k + w]);"""
-# The folds of a vector leaf's accumulators.  Scalar: the kit's own fold.
+# The folds of a vector leaf's accumulators, on the vectors, each giving
+# the bits of the scalar fold it stands for.  Halving: vector j with vector
+# j + m, then lane k with lane k ^ w (r[k] with r[k + w] either way).
 # NumPy's order on the vectors themselves (sums and products, commutative
 # to the bit): while there are several vectors, neighbours are combined
 # (even lanes of a pair with odd lanes), which packs the pairs' results in
 # index order into half as many vectors; in the last vector lane k takes
 # lane k ^ w.  Lane 0 ends with the scalar fold's r[0].
-SCALAR_VFOLD = """    {T} r[{NACC}];
-    memcpy(r, v, sizeof r);
-{FOLD}
-    return r[0];"""
+HALVING_VFOLD = """    {N}_vec u[{N}_NV];
+    {N}_mask lane;
+    memcpy(u, v, sizeof u);
+    for (int i = 0; i < {N}_LANES; i++) lane[i] = i;
+    for (int m = {N}_NV / 2; m >= 1; m /= 2)
+        for (int j = 0; j < m; j++) u[j] = {N}_vcomb(u[j], u[j + m]);
+    for (int w = {N}_LANES / 2; w >= 1; w /= 2)
+        u[0] = {N}_vcomb(u[0], __builtin_shuffle(u[0], lane ^ w));
+    return u[0][0];"""
 NUMPY_VFOLD = """    {N}_vec u[{N}_NV];
     {N}_mask lane, even, odd;
     memcpy(u, v, sizeof u);
@@ -356,8 +363,7 @@ def emit_kit(op, sig):
         return KIT_TEMPLATE.format(**fields)
     # Contiguous float leaves as GCC vectors: same accumulators, same bits.
     fields.update(VEXPR=vexpr.format(N=fields["N"]), I="int32_t" if char == "f" else "int64_t",
-                  VFOLD=(NUMPY_VFOLD if numeric else SCALAR_VFOLD).format(
-                      N=fields["N"], T=t, NACC=nacc, FOLD=fold.format(NACC=nacc, C=kernel)),
+                  VFOLD=(NUMPY_VFOLD if numeric else HALVING_VFOLD).format(N=fields["N"]),
                   VLEAF=VECTOR_LEAF.format(**fields))
     if numeric:                 # latency-bound chains: two sibling leaves at once
         fields["VPAIR"] = VECTOR_PAIR.format(**fields)
