@@ -211,6 +211,7 @@ VECTOR_TEMPLATE = r"""
  * reached 0.6x a sequential loop's bandwidth from memory here. */
 typedef {T} {N}_vec __attribute__((vector_size(TITER_RED_VB)));
 typedef {I} {N}_mask __attribute__((vector_size(TITER_RED_VB)));   /* comparison results */
+typedef {U} {N}_uvec __attribute__((vector_size(TITER_RED_VB)));   /* wrapping integer lanes */
 enum {{ {N}_LANES = TITER_RED_VB / (int)sizeof({T}), {N}_NV = {NACC} / {N}_LANES }};
 
 static inline {N}_vec {N}_vsel({N}_mask m, {N}_vec a, {N}_vec b) {{   /* m ? a : b */
@@ -298,7 +299,7 @@ HALVING_VFOLD = """    {N}_vec u[{N}_NV];
     for (int m = {N}_NV / 2; m >= 1; m /= 2)
         for (int j = 0; j < m; j++) u[j] = {N}_vcomb(u[j], u[j + m]);
     for (int w = {N}_LANES / 2; w >= 1; w /= 2)
-        u[0] = {N}_vcomb(u[0], __builtin_shuffle(u[0], lane ^ w));
+        u[0] = {N}_vcomb(u[0], __builtin_shuffle(u[0], lane ^ ({I})w));
     return u[0][0];"""
 NUMPY_VFOLD = """    {N}_vec u[{N}_NV];
     {N}_mask lane, even, odd;
@@ -313,21 +314,48 @@ NUMPY_VFOLD = """    {N}_vec u[{N}_NV];
             u[j] = {N}_vcomb(__builtin_shuffle(u[2 * j], u[2 * j + 1], even),
                              __builtin_shuffle(u[2 * j], u[2 * j + 1], odd));
     for (int w = 1; w < {N}_LANES; w *= 2)
-        u[0] = {N}_vcomb(u[0], __builtin_shuffle(u[0], lane ^ w));
+        u[0] = {N}_vcomb(u[0], __builtin_shuffle(u[0], lane ^ ({I})w));
     return u[0][0];"""
 
 
+# Integer kernels written for C's promotions, in their vector form: the
+# wrapping add and multiply on unsigned lanes, bitwise ops as they are.
+INT_VECTOR_EXPRS = {"(T)((U)a + (U)b)": "({N}_vec)(({N}_uvec)a + ({N}_uvec)b)",
+                    "(T)((U)a * (U)b)": "({N}_vec)(({N}_uvec)a * ({N}_uvec)b)",
+                    "(T)(a & b)": "a & b", "(T)(a | b)": "a | b", "(T)(a ^ b)": "a ^ b"}
+VECTOR_TYPES = "fdbBhHiIlL"
+
+
 def vector_expr(expr):
-    """The GCC-vector form of a float kernel, or None: one C operator on a
-    and b works as is; a select ``((cond) ? a : b)`` over comparisons of a
-    and b (max/min and their NaN rules) becomes a mask and a blend, lane by
-    lane the scalar kernel."""
+    """The GCC-vector form of a float or integer kernel, or None: one C
+    operator on a and b works as is; a select ``((cond) ? a : b)`` over
+    comparisons of a and b (max/min and their NaN rules) becomes a mask and
+    a blend, lane by lane the scalar kernel."""
     if expr in ("a + b", "a * b"):
         return expr
-    m = re.fullmatch(r"\(\((.*)\) \? a : b\)", expr)
+    if expr in INT_VECTOR_EXPRS:
+        return INT_VECTOR_EXPRS[expr]
+    m = (re.fullmatch(r"\(\((.*)\) \? a : b\)", expr)
+         or re.fullmatch(r"\(([^()]*) \? a : b\)", expr))
     if m and re.fullmatch(r"[ab<>=!|() ]+", m.group(1)):
         return "{N}_vsel((%s), a, b)" % m.group(1).replace(" || ", ") | (")
     return None
+
+
+def kit_shape(op, sig):
+    """(accumulators, whether contiguous leaves are GCC vectors) of a kit."""
+    char = sig[0]
+    # Float sums keep the shape of NumPy's pairwise sum (8 accumulators up to
+    # blocks of 128; complex: 4 and 64, NumPy counting real and imaginary
+    # parts), so contiguous sums are NumPy's bit for bit; where the order
+    # cannot change the value (integers, bool, max/min) wider blocks
+    # vectorise better: 256 bytes, 8 AVX2 registers of accumulators.
+    vexpr = vector_expr(ops.lookup_expr(op, sig[:2])[1]) if char in VECTOR_TYPES else None
+    if char in "efdFD" and op.name not in ORDER_FREE:
+        return (4 if char in "FD" else 8), vexpr is not None
+    if vexpr:
+        return 256 // np.dtype(char).itemsize, True
+    return 64, False
 
 
 def emit_kit(op, sig):
@@ -339,19 +367,9 @@ def emit_kit(op, sig):
                                 "titer_f2h(a)")
     else:
         a, load, comb, store = t, "v", "%s(a, b)" % kernel, "a"
-    # Float sums keep the shape of NumPy's pairwise sum (8 accumulators up to
-    # blocks of 128; complex: 4 and 64, NumPy counting real and imaginary
-    # parts), so contiguous sums are NumPy's bit for bit; where the order
-    # cannot change the value (integers, bool, max/min) wider blocks
-    # vectorise better.
     numeric = char in "efdFD" and op.name not in ORDER_FREE
-    vexpr = vector_expr(ops.lookup_expr(op, sig[:2])[1]) if char in "fd" else None
-    if numeric:
-        nacc = 4 if char in "FD" else 8
-    elif vexpr:
-        nacc = 64 if char == "f" else 32     # 256 bytes: 8 AVX2 registers of accumulators
-    else:
-        nacc = 64
+    nacc, vectors = kit_shape(op, sig)
+    size = np.dtype(char).itemsize
     fields = dict(N=kit_name(op, sig), T=t, A=a, O=t, LOAD=load, COMB=comb, STORE=store,
                   K=kernel, NACC=nacc, BLOCK=nacc * 16, VLEAF="", VPAIR="",
                   UNROLL="" if numeric else "#pragma GCC unroll 1",
@@ -359,11 +377,14 @@ def emit_kit(op, sig):
     fields["SCAN"] = SCAN_TEMPLATE.format(**fields)
     fold = NUMPY_FOLD if numeric else HALVING_FOLD
     fields["FOLD"] = fold.format(NACC=nacc, C=fields["N"] + "_comb")
-    if not vexpr:
+    if not vectors:
         return KIT_TEMPLATE.format(**fields)
-    # Contiguous float leaves as GCC vectors: same accumulators, same bits.
-    fields.update(VEXPR=vexpr.format(N=fields["N"]), I="int32_t" if char == "f" else "int64_t",
-                  VFOLD=(NUMPY_VFOLD if numeric else HALVING_VFOLD).format(N=fields["N"]),
+    # Contiguous leaves as GCC vectors: same accumulators, same bits.
+    vexpr = vector_expr(ops.lookup_expr(op, sig[:2])[1])
+    fields.update(VEXPR=vexpr.format(N=fields["N"]), I="int%d_t" % (8 * size),
+                  U="uint%d_t" % (8 * size),
+                  VFOLD=(NUMPY_VFOLD if numeric else HALVING_VFOLD).format(
+                      N=fields["N"], I="int%d_t" % (8 * size)),
                   VLEAF=VECTOR_LEAF.format(**fields))
     if numeric:                 # latency-bound chains: two sibling leaves at once
         fields["VPAIR"] = VECTOR_PAIR.format(**fields)
