@@ -53,7 +53,7 @@ TITER_INLINE {A} {N}_load({T} v) {{ return {LOAD}; }}
 TITER_INLINE {A} {N}_comb({A} a, {A} b) {{ return {COMB}; }}
 TITER_INLINE {O} {N}_store({A} a) {{ return {STORE}; }}
 
-/* NumPy's pairwise sum: {NACC} accumulators up to a block of {BLOCK}, halves
+/* Pairwise: {NACC} accumulators over runs of up to {BLOCK} elements, halves
  * above.  The accumulator loop must stay a loop (not unrolled) so that GCC
  * if-converts and vectorises kernels with branches (max/min). */
 static {A} {N}_pw(const char *p, int64_t s, int64_t n) {{
@@ -342,6 +342,13 @@ def vector_expr(expr):
     return None
 
 
+def block_of(nacc, numeric):
+    """The longest run one leaf reduces before the pairwise tree halves it:
+    NumPy's 16 rounds of accumulators where the order shows in the bits, no
+    limit where it cannot (one pass over each piece, one fold)."""
+    return nacc * 16 if numeric else "INT64_MAX"
+
+
 def kit_shape(op, sig):
     """(accumulators, whether contiguous leaves are GCC vectors) of a kit."""
     char = sig[0]
@@ -371,7 +378,7 @@ def emit_kit(op, sig):
     nacc, vectors = kit_shape(op, sig)
     size = np.dtype(char).itemsize
     fields = dict(N=kit_name(op, sig), T=t, A=a, O=t, LOAD=load, COMB=comb, STORE=store,
-                  K=kernel, NACC=nacc, BLOCK=nacc * 16, VLEAF="", VPAIR="",
+                  K=kernel, NACC=nacc, BLOCK=block_of(nacc, numeric), VLEAF="", VPAIR="",
                   UNROLL="" if numeric else "#pragma GCC unroll 1",
                   LOADO="%s_load(*(const %s *)x)" % (kit_name(op, sig), t))
     fields["SCAN"] = SCAN_TEMPLATE.format(**fields)
@@ -422,7 +429,7 @@ def emit_wide_kit(op, c, out):
     nacc = 8 if numeric else 64
     fields = dict(N=wide_kit_name(op, c, out), T=t, A=a, O=a, LOAD="(%s)v" % a,
                   COMB="%s(a, b)" % codegen.kernel_name(op, out * 2 + "->" + out), STORE="a",
-                  NACC=nacc, BLOCK=nacc * 16, VLEAF="", VPAIR="",
+                  NACC=nacc, BLOCK=block_of(nacc, numeric), VLEAF="", VPAIR="",
                   UNROLL="" if numeric else "#pragma GCC unroll 1", LOADO="*(const %s *)x" % a)
     fields["FOLD"] = (NUMPY_FOLD if numeric else HALVING_FOLD).format(
         NACC=nacc, C=fields["N"] + "_comb")
