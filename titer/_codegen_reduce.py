@@ -204,11 +204,12 @@ static void {N}_scan(char *out, int64_t os, const char *in, int64_t is, int64_t 
 VECTOR_TEMPLATE = r"""
 /* Contiguous leaves of {N}_pw as GCC vectors of TITER_RED_VB bytes: the
  * same {NACC} accumulators, each combined with the same operands in the same
- * order as the scalar leaf, so the bits are those of the scalar code.  A
- * pair of sibling leaves runs interleaved: one leaf is bound by the latency
- * of its accumulator chains, two keep twice as many in flight.  The two
- * streams are prefetched a few lines ahead: without it the interleaved reads
- * reached 0.6x a sequential loop's bandwidth from memory here. */
+ * order as the scalar leaf, so the bits are those of the scalar code.  For
+ * sums and products (8 accumulators) a pair of sibling leaves runs
+ * interleaved: one leaf is bound by the latency of its accumulator chains,
+ * two keep twice as many in flight.  Reads are prefetched a few lines ahead:
+ * without it the interleaved reads reached 0.6x a sequential loop's
+ * bandwidth from memory here. */
 typedef {T} {N}_vec __attribute__((vector_size(TITER_RED_VB)));
 typedef {I} {N}_mask __attribute__((vector_size(TITER_RED_VB)));   /* comparison results */
 typedef {U} {N}_uvec __attribute__((vector_size(TITER_RED_VB)));   /* wrapping integer lanes */
@@ -342,11 +343,10 @@ def vector_expr(expr):
     return None
 
 
-def block_of(nacc, numeric):
-    """The longest run one leaf reduces before the pairwise tree halves it:
-    NumPy's 16 rounds of accumulators where the order shows in the bits, no
-    limit where it cannot (one pass over each piece, one fold)."""
-    return nacc * 16 if numeric else "INT64_MAX"
+def order_shows(op, char):
+    """Whether the order of combination shows in the bits (float sums and
+    products): those kits keep NumPy's pairwise tree and fold."""
+    return char in "efdFD" and op.name not in ORDER_FREE
 
 
 def kit_shape(op, sig):
@@ -358,11 +358,22 @@ def kit_shape(op, sig):
     # cannot change the value (integers, bool, max/min) wider blocks
     # vectorise better: 256 bytes, 8 AVX2 registers of accumulators.
     vexpr = vector_expr(ops.lookup_expr(op, sig[:2])[1]) if char in VECTOR_TYPES else None
-    if char in "efdFD" and op.name not in ORDER_FREE:
+    if order_shows(op, char):
         return (4 if char in "FD" else 8), vexpr is not None
     if vexpr:
         return 256 // np.dtype(char).itemsize, True
     return 64, False
+
+
+def leaf_fields(name, nacc, numeric):
+    """The template fields of a kit's scalar leaves.  BLOCK is the longest run
+    one leaf reduces before the tree halves it: NumPy's 16 rounds of
+    accumulators where the order shows, no limit where it cannot (one pass
+    over each piece, one fold)."""
+    fold = NUMPY_FOLD if numeric else HALVING_FOLD
+    return dict(N=name, NACC=nacc, BLOCK=nacc * 16 if numeric else "INT64_MAX",
+                VLEAF="", VPAIR="", UNROLL="" if numeric else "#pragma GCC unroll 1",
+                FOLD=fold.format(NACC=nacc, C=name + "_comb"))
 
 
 def emit_kit(op, sig):
@@ -374,16 +385,13 @@ def emit_kit(op, sig):
                                 "titer_f2h(a)")
     else:
         a, load, comb, store = t, "v", "%s(a, b)" % kernel, "a"
-    numeric = char in "efdFD" and op.name not in ORDER_FREE
+    numeric = order_shows(op, char)
     nacc, vectors = kit_shape(op, sig)
     size = np.dtype(char).itemsize
-    fields = dict(N=kit_name(op, sig), T=t, A=a, O=t, LOAD=load, COMB=comb, STORE=store,
-                  K=kernel, NACC=nacc, BLOCK=block_of(nacc, numeric), VLEAF="", VPAIR="",
-                  UNROLL="" if numeric else "#pragma GCC unroll 1",
-                  LOADO="%s_load(*(const %s *)x)" % (kit_name(op, sig), t))
+    fields = leaf_fields(kit_name(op, sig), nacc, numeric)
+    fields.update(T=t, A=a, O=t, LOAD=load, COMB=comb, STORE=store, K=kernel,
+                  LOADO="%s_load(*(const %s *)x)" % (fields["N"], t))
     fields["SCAN"] = SCAN_TEMPLATE.format(**fields)
-    fold = NUMPY_FOLD if numeric else HALVING_FOLD
-    fields["FOLD"] = fold.format(NACC=nacc, C=fields["N"] + "_comb")
     if not vectors:
         return KIT_TEMPLATE.format(**fields)
     # Contiguous leaves as GCC vectors: same accumulators, same bits.
@@ -425,14 +433,10 @@ def wide_kit_name(op, c, out):
 
 def emit_wide_kit(op, c, out):
     t, a = ops.C_TYPE[c], ops.C_TYPE[out]
-    numeric = out in "efdFD"
-    nacc = 8 if numeric else 64
-    fields = dict(N=wide_kit_name(op, c, out), T=t, A=a, O=a, LOAD="(%s)v" % a,
-                  COMB="%s(a, b)" % codegen.kernel_name(op, out * 2 + "->" + out), STORE="a",
-                  NACC=nacc, BLOCK=block_of(nacc, numeric), VLEAF="", VPAIR="",
-                  UNROLL="" if numeric else "#pragma GCC unroll 1", LOADO="*(const %s *)x" % a)
-    fields["FOLD"] = (NUMPY_FOLD if numeric else HALVING_FOLD).format(
-        NACC=nacc, C=fields["N"] + "_comb")
+    numeric = order_shows(op, out)
+    fields = leaf_fields(wide_kit_name(op, c, out), 8 if numeric else 64, numeric)
+    fields.update(T=t, A=a, O=a, LOAD="(%s)v" % a, STORE="a", LOADO="*(const %s *)x" % a,
+                  COMB="%s(a, b)" % codegen.kernel_name(op, out * 2 + "->" + out))
     fields["SCAN"] = WIDE_SCAN_TEMPLATE.format(**fields)
     return KIT_TEMPLATE.format(**fields)
 

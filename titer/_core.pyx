@@ -35,10 +35,11 @@ cdef extern from *:
     """
     int titer_use_fma = 0;   /* see titer_scalar.h */
 
-    /* Instruction-set builds of the loops (titer_isa_*.c): 0 baseline (this
-     * translation unit), 1 AVX2+FMA, 2 AVX-512. */
     #include "titer_reduce.h"
-    /* the reduction kits, one build per level too (titer_kits_*.c) */
+
+    /* Instruction-set builds of the loops (titer_isa_*.c) and of the
+     * reduction kits (titer_kits_*.c): 0 baseline (this translation unit for
+     * the loops), 1 AVX2+FMA, 2 AVX-512. */
     const titer_kit_entry *titer_kits_baseline(int *count);
     #ifdef TITER_HAVE_AVX2_TABLES
     const titer_kit_entry *titer_kits_avx2(int *count);

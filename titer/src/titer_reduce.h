@@ -35,7 +35,7 @@
 #define TITER_SCAN_TILE 1024
 #define TITER_ACC_MAX 16
 #define TITER_FPE_MASK (FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID)
-/* Bytes per GCC vector in the kits' contiguous float leaves: one register of
+/* Bytes per GCC vector in the kits' contiguous leaves: one register of
  * the translation unit's instruction set (kits compile once per ISA level). */
 #ifdef __AVX__
 #define TITER_RED_VB 32
@@ -251,17 +251,23 @@ static void titer_inner_leaf(const titer_reduction *r, const titer_leaves *g,
     titer_cascade_result(&c, k, acc);
 }
 
+/* A leaf's partial: computed here (partials NULL) or read from
+ * partials[leaf] (acc_size bytes each). */
+static inline void titer_leaf_value(const titer_reduction *r, const titer_leaves *g,
+                                    const char *base, const char *partials, int64_t leaf,
+                                    void *acc) {
+    if (partials)
+        memcpy(acc, partials + leaf * r->kit->acc_size, (size_t)r->kit->acc_size);
+    else
+        titer_inner_leaf(r, g, base, leaf, acc);
+}
+
 /* The partials of one row's leaves, from *leaf on, combined in the pairwise
- * tree of titer_pw_cut over n elements: computed here (partials NULL) or
- * read from partials[leaf] (acc_size bytes each). */
+ * tree of titer_pw_cut over n elements. */
 static void titer_pw_combine(const titer_reduction *r, const titer_leaves *g, const char *base,
                              const char *partials, int64_t n, int64_t *leaf, void *acc) {
     if (n <= TITER_RED_PIECE) {
-        if (partials)
-            memcpy(acc, partials + *leaf * r->kit->acc_size, (size_t)r->kit->acc_size);
-        else
-            titer_inner_leaf(r, g, base, *leaf, acc);
-        ++*leaf;
+        titer_leaf_value(r, g, base, partials, (*leaf)++, acc);
         return;
     }
     char right[TITER_ACC_MAX];
@@ -276,8 +282,7 @@ static void titer_pw_combine(const titer_reduction *r, const titer_leaves *g, co
 static void titer_inner_combine(const titer_reduction *r, const titer_leaves *g,
                                 const char *base, const char *partials, void *acc) {
     if (g->nleaves == 1) {
-        if (partials) memcpy(acc, partials, (size_t)r->kit->acc_size);
-        else titer_inner_leaf(r, g, base, 0, acc);
+        titer_leaf_value(r, g, base, partials, 0, acc);
         return;
     }
     titer_cascade c;
@@ -285,14 +290,10 @@ static void titer_inner_combine(const titer_reduction *r, const titer_leaves *g,
     int64_t leaf = 0;
     c.occupied = 0;
     while (leaf < g->nleaves) {
-        if (g->n0 > TITER_RED_PIECE) {
+        if (g->n0 > TITER_RED_PIECE)
             titer_pw_combine(r, g, base, partials, g->n0, &leaf, tmp);
-        } else if (partials) {
-            memcpy(tmp, partials + leaf * r->kit->acc_size, (size_t)r->kit->acc_size);
-            leaf++;
-        } else {
-            titer_inner_leaf(r, g, base, leaf++, tmp);
-        }
+        else
+            titer_leaf_value(r, g, base, partials, leaf++, tmp);
         titer_cascade_push(&c, r->kit, tmp);
     }
     titer_cascade_result(&c, r->kit, acc);
