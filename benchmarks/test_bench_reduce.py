@@ -2,11 +2,11 @@
 
 One group per case; ``impl`` = titer, numpy, torch.  Cases of issue 4: sum of
 2^24 float32, axis 0 and axis 1 of 4096x4096 float32, max over an axis,
-cumsum along each axis, int8 -> float32 copy, float32 transposed ->
-contiguous, channels-last ascontiguous; 4 MiB sums and max that stay in the
-last-level cache (the reduction loops' own speed); a count (the int64 sum of
-a bool mask, read as bools); and sums of a few thousand
-elements, where the per-call set-up is what is measured."""
+cumsum along each axis (float32, and int8 summed in int64), int8 -> float32
+copy, float32 transposed -> contiguous, channels-last ascontiguous; 4 MiB
+sums and max that stay in the last-level cache (the reduction loops' own
+speed); a count (the int64 sum of a bool mask, read as bools); and sums of a
+few thousand elements, where the per-call set-up is what is measured."""
 import numpy as np
 import pytest
 
@@ -69,10 +69,10 @@ def _axis_reduction(titer_fn, numpy_fn, torch_name, axis, key="square"):
     return case
 
 
-def _cumsum(axis):
+def _cumsum(axis, key="square", out_dtype=np.float32):
     def case(d, impl):
-        x = d["square"]
-        out = np.empty((N, N), np.float32)
+        x = d[key]
+        out = np.empty((N, N), out_dtype)
         if impl == "titer":
             return lambda: titer.accumulate("add", x, axis=axis, out=out)
         if impl == "numpy":
@@ -128,6 +128,9 @@ CASES = {
     "max axis1 f32 4096^2": _axis_reduction(titer.max, np.max, "amax", 1),
     "cumsum axis0 f32 4096^2": _cumsum(0),
     "cumsum axis1 f32 4096^2": _cumsum(1),
+    # NumPy's default for narrow integers: the sum is int64, the input read as int8
+    "cumsum axis0 int8->int64 4096^2": _cumsum(0, "int8", np.int64),
+    "cumsum axis1 int8->int64 4096^2": _cumsum(1, "int8", np.int64),
     "copy int8->f32 4096^2": case_copy_int8_float32,
     "copy f32 T->C 4096^2": case_transposed_to_contiguous,
     "ascontiguous channels_last (32,64,56,56)": case_channels_last,

@@ -3,7 +3,9 @@ type is wider than its input's (np.sum of bool or int8 -> int64, uint16 ->
 uint64, np.mean's float64 sum of integers) reads the input as it is,
 converting element by element.  Every generated pair against NumPy, in the
 layouts the drivers tell apart, with initial values only the wide type holds,
-and a check that no converted copy of the input is made."""
+and a check that no converted copy of the input is made.  Scans
+(titer.accumulate) use the same kits: a whole line at a time, or a tile of
+rows converted into a small buffer."""
 import tracemalloc
 
 import numpy as np
@@ -97,3 +99,65 @@ def test_no_converted_copy_of_the_input():
     finally:
         tracemalloc.stop()
     assert peak < 1 << 20, peak
+
+
+ACCUMULATE_CASES = [lambda b: (b, 0), lambda b: (b, 1), lambda b: (b.T, 0), lambda b: (b.T, 1),
+                    lambda b: (b[::2, ::-3], 0), lambda b: (b[3:, 1:], 1),
+                    lambda b: (b[0], 0), lambda b: (b.reshape(37, 60, 50), 1),
+                    lambda b: (np.asfortranarray(b), 0), lambda b: (b[:, :2], 0)]
+
+
+@pytest.mark.parametrize("name,c,out", PAIRS)
+def test_every_widening_pair_accumulates(name, c, out):
+    """Rows scanned along a slow axis (tiles converted into a buffer) and
+    along the fast axis (the kit's scan), with 1 and 2 threads, into out."""
+    ufunc = getattr(np, name)
+    rng = np.random.default_rng(7)
+    base = values(c, (37, 3000), rng, name)
+    for case in ACCUMULATE_CASES:
+        x, axis = case(base)
+        want = ufunc.accumulate(x, axis=axis, dtype=out)
+        for n in (1, 2):
+            with titer.num_threads(n):
+                got = titer.accumulate(name, x, axis=axis, dtype=out)
+            assert got.dtype == np.dtype(out)
+            np.testing.assert_array_equal(got, want, err_msg="%s %s" % (x.strides, axis))
+    dest = np.empty(base.shape, out)
+    assert titer.accumulate(name, base, axis=0, dtype=out, out=dest) is dest
+    np.testing.assert_array_equal(dest, ufunc.accumulate(base, axis=0, dtype=out))
+
+
+def test_accumulate_fallbacks_and_defaults():
+    """np.cumsum's default types; byte-swapped and unaligned inputs convert."""
+    rng = np.random.default_rng(8)
+    for c in "?bBhHiI":
+        x = values(c, (40, 50), rng, "add")
+        for axis in (0, 1):
+            got = titer.accumulate("add", x, axis=axis)
+            want = np.add.accumulate(x, axis=axis)
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
+    x = rng.integers(-100, 100, (30, 40)).astype(np.int16)
+    swapped = x.astype(">i2")
+    np.testing.assert_array_equal(titer.accumulate("add", swapped, axis=0, dtype=np.int64),
+                                  np.cumsum(x, axis=0, dtype=np.int64))
+    buf = np.zeros(2 * x.size + 1, np.uint8)
+    unaligned = buf[1:].view(np.int16).reshape(x.shape)
+    unaligned[...] = x
+    np.testing.assert_array_equal(titer.accumulate("add", unaligned, axis=0, dtype=np.int64),
+                                  np.cumsum(x, axis=0, dtype=np.int64))
+
+
+def test_accumulate_makes_no_converted_copy():
+    """A cumulative sum of 2 Mi int8 into int64 allocates its 16 MiB output
+    and nothing the size of the input converted (another 16 MiB)."""
+    x = np.ones((1024, 2048), np.int8)
+    for axis in (0, 1):
+        tracemalloc.start()
+        try:
+            got = titer.accumulate("add", x, axis=axis)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert got.dtype == np.int64 and got[-1, -1] == x.shape[axis]
+        assert peak < got.nbytes + (1 << 20), (axis, peak)

@@ -9,6 +9,8 @@ cdef extern from "titer_reduce_generated.h" nogil:
         const titer_reduce_kit *kit
         titer_loop1d rowloop
         titer_loop1d copyloop
+        titer_cast_fn castrow
+        int64_t tsize
         const char *in_ "in"
         char *out
         int64_t n
@@ -60,7 +62,18 @@ def accumulate(name, x, axis=0, dtype=None, out=None):
     res = out if direct else _keep_order_empty(xa.shape, xa, T)
     if xa.size == 0:
         return res if out is None else out
-    xin = _as_loop_input(xa, T)
+    # an input of a narrower type is read as it is by a widening kit (a tile
+    # of rows converted at a time); anything else is converted first
+    in_dtype = DTYPES[dtype_code(xa.dtype)]
+    kit = 0
+    if in_dtype != T and xa.dtype.isnative and cnp.PyArray_ISALIGNED(xa):
+        kit = _WIDE_KITS.get((entry.name, in_dtype.char, T.char), 0)
+    if kit:
+        xin = xa
+    else:
+        xin = _as_loop_input(xa, T)
+        in_dtype = T
+        kit = _KITS[(entry.name, T.char)]
 
     # the restride trick: both operands seen with the axis squashed to 1
     squash = tuple(slice(0, 1) if d == ax else slice(None) for d in range(xa.ndim))
@@ -70,8 +83,9 @@ def accumulate(name, x, axis=0, dtype=None, out=None):
     flags.has_static_shape = True
     st.arrays = [res[squash], xin[squash]]
     st.out_dtypes = [T]
-    st.loop_dtypes = [T, T]
-    codes[0] = codes[1] = dtype_code(<cnp.dtype>T)
+    st.loop_dtypes = [T, in_dtype]
+    codes[0] = dtype_code(<cnp.dtype>T)
+    codes[1] = dtype_code(<cnp.dtype>in_dtype)
     st.loop_codes = codes
     st.static_shape = tuple(1 if d == ax else xa.shape[d] for d in range(xa.ndim))
     st.copied_inputs = False
@@ -79,9 +93,11 @@ def accumulate(name, x, axis=0, dtype=None, out=None):
     build_plan(&plan, st, &flags, 1)
 
     sig = T.char * 2 + "->" + T.char
-    s.kit = <const titer_reduce_kit *><uintptr_t>_KITS[(entry.name, T.char)]
+    s.kit = <const titer_reduce_kit *><uintptr_t>kit
     s.rowloop = <titer_loop1d><uintptr_t>entry.loops[sig]
-    s.copyloop = titer_copy_table[codes[0]]
+    s.copyloop = COPY_TABLE[codes[0]]
+    s.castrow = CAST_TABLE[codes[1]][codes[0]] if codes[1] != codes[0] else NULL
+    s.tsize = (<cnp.dtype>T).itemsize
     s.out = <char *>cnp.PyArray_DATA(<cnp.ndarray>res)
     s.in_ = <const char *>cnp.PyArray_DATA(<cnp.ndarray>xin)
     s.n = xa.shape[ax]

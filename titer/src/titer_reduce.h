@@ -547,11 +547,16 @@ static int titer_reduce_run(const titer_reduction *r, int nthreads, int64_t grai
 /* -- scans (np.<op>.accumulate) ---------------------------------------------- */
 
 typedef void (*titer_row_loop)(char **data, const int64_t *strides, int64_t n);
+typedef void (*titer_row_cast)(const char *src, int64_t src_stride,
+                               char *dst, int64_t dst_stride, int64_t n);
 
 typedef struct {
     const titer_reduce_kit *kit;
     titer_row_loop rowloop;             /* the op's binary 1-d loop, T T -> T */
     titer_row_loop copyloop;            /* identity loop for T */
+    titer_row_cast castrow;             /* input type -> T, or NULL when the input is T:
+                                           a widening scan converts a tile at a time */
+    int64_t tsize;                      /* bytes of one T */
     const char *in;
     char *out;
     int64_t n, is, os;                  /* the scanned axis */
@@ -597,6 +602,21 @@ static void titer_scan_units(const titer_scan_plan *s, int rowwise, int64_t u0, 
         char *out = s->out + out_off + k * s->kout[0];
         char *data[3];
         int64_t strides[3];
+        if (s->castrow) {
+            /* a narrower input: each row's tile converted into a buffer of T,
+               never the whole input */
+            _Alignas(64) char buf[TITER_SCAN_TILE * 16];
+            s->castrow(in, s->kd.stride[0], out, s->kout[0], w);
+            strides[0] = strides[1] = s->kout[0]; strides[2] = s->tsize;
+            for (int64_t i = 1; i < s->n; i++) {
+                s->castrow(in + i * s->is, s->kd.stride[0], buf, s->tsize, w);
+                data[0] = out + i * s->os;
+                data[1] = out + (i - 1) * s->os;
+                data[2] = buf;
+                s->rowloop(data, strides, w);
+            }
+            continue;
+        }
         data[0] = out; data[1] = (char *)in;
         strides[0] = s->kout[0]; strides[1] = s->kd.stride[0];
         s->copyloop(data, strides, w);
