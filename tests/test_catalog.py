@@ -434,10 +434,38 @@ def test_importing_titer_does_not_import_cupy():
 
 # -- float32 exp/log fast paths ----------------------------------------------------
 
-@pytest.mark.parametrize("name", [op.name for op in _ops.OPS if op.fast])
+# op -> (an in-range magnitude interval, an out-of-range value and the warning
+# libm raises for it, or None where it raises none)
+FAST_PATH_RANGES = {"exp": ((1e-30, 80), (100, "overflow")),
+                    "exp2": ((0, 126), (200, "overflow")),
+                    "log": ((1e-30, 80), (0, "divide")),
+                    "tanh": ((2.0 ** -12, 43), None)}
+
+
+def test_every_fast_path_is_covered():
+    assert set(FAST_PATH_RANGES) == {op.name for op in _ops.OPS if op.fast}
+
+
+@pytest.mark.parametrize("name", sorted(FAST_PATH_RANGES))
+def test_fast_paths_within_one_ulp_of_the_rounded_result(name):
+    """In its range a fast path is within 1 ULP of the float64 result rounded
+    to float32 (NumPy's own float32 exp and log are off by up to 3 and 4),
+    on every 97th float32 bit pattern there."""
+    (lo, hi), _ = FAST_PATH_RANGES[name]
+    x = np.arange(0, 2 ** 32, 97, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    x = x[np.isfinite(x) & (np.abs(x) >= lo) & (np.abs(x) < hi)]
+    if name == "log":
+        x = x[x > 0]
+    got = titer.elementwise(name, None, x)
+    rounded = getattr(np, name)(x.astype(np.float64)).astype(np.float32)
+    ulps = np.abs(got.view(np.int32).astype(np.int64) - rounded.view(np.int32))
+    assert ulps.max() <= 1, x[np.argmax(ulps)]
+
+
+@pytest.mark.parametrize("name", sorted(FAST_PATH_RANGES))
 def test_fast_paths_over_float32_bit_patterns(name):
-    """The vectorized exp/log paths against NumPy on every 251st float32 bit
-    pattern (all signs, subnormals, inf, NaN payloads), contiguous and in
+    """The vectorized exp/exp2/log/tanh paths against NumPy on every 251st float32
+    bit pattern (all signs, subnormals, inf, NaN payloads), contiguous and in
     place, with the FP flags of libm for the out-of-range elements."""
     x = np.arange(0, 2 ** 32, 251, dtype=np.uint64).astype(np.uint32).view(np.float32)
     with np.errstate(all="ignore"):
@@ -446,11 +474,16 @@ def test_fast_paths_over_float32_bit_patterns(name):
     inplace = x.copy()
     titer_call(name, inplace, inplace)
     same_as_numpy(name, inplace, expected, name + " in place")
-    ok = np.abs(x[np.isfinite(x)])
-    ok = ok[(ok > 1e-30) & (ok < 80)]
+    (lo, hi), provoke = FAST_PATH_RANGES[name]
+    ok = x[np.isfinite(x)]
+    ok = ok[(np.abs(ok) >= lo) & (np.abs(ok) < hi)]
+    if name == "log":
+        ok = np.abs(ok)
     for sample in (ok, ok[::-1][:1000]):
         with warnings.catch_warnings():
             warnings.simplefilter("error")      # the fast path raises nothing
             titer.elementwise(name, None, sample)
-    with pytest.warns(RuntimeWarning, match="overflow" if name == "exp" else "divide"):
-        titer.elementwise(name, None, np.concatenate([ok, [np.float32(100 if name == "exp" else 0)]]))
+    if provoke is not None:
+        value, warning = provoke
+        with pytest.warns(RuntimeWarning, match=warning):
+            titer.elementwise(name, None, np.concatenate([ok, [np.float32(value)]]))

@@ -534,7 +534,7 @@ TITER_CPLX_DEFS(D, titer_cdouble, double, , CMPLX)
 #define titer_clip_complex(a, b, c) _Generic((a), titer_cfloat: titer_clip_complex_F, \
                                              default: titer_clip_complex_D)((a), (b), (c))
 
-/* ---- float32 exp/log fast paths: branch-free, so loops vectorize ----
+/* ---- float32 exp/exp2/log/tanh fast paths: branch-free, so loops vectorize ----
  * Each has a range test on the bits (no FP compares, so no flags) and a
  * polynomial (Cephes) within 1 ULP of glibc there; a loop computes the fast
  * value for every element, then redoes the out-of-range ones (NaN, inf,
@@ -543,22 +543,26 @@ TITER_CPLX_DEFS(D, titer_cdouble, double, , CMPLX)
 TITER_INLINE float titer_bits2f(uint32_t u) { union { uint32_t i; float f; } v; v.i = u; return v.f; }
 TITER_INLINE uint32_t titer_f2bits(float f) { union { uint32_t i; float f; } v; v.f = f; return v.i; }
 
-TITER_INLINE int titer_fast_expf_ok(float x) {
-    return (titer_f2bits(x) & 0x7fffffffu) < 0x42ae0000u;      /* |x| < 87 */
-}
-TITER_INLINE float titer_fast_expf(float x) {
-    float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-    float r = x - n * 0.693359375f;
-    r = r - n * -2.12194440e-4f;
-    float r2 = r * r;
+/* e^r * 2^n for |r| <= ln2 / 2 and an integral n with 2^n normal (Cephes'
+ * expf polynomial): the body of the exp and exp2 paths */
+TITER_INLINE float titer_expf_scaled(float r, float n) {
     float p = 1.9875691500E-4f;
     p = p * r + 1.3981999507E-3f;
     p = p * r + 8.3334519073E-3f;
     p = p * r + 4.1665795894E-2f;
     p = p * r + 1.6666665459E-1f;
     p = p * r + 5.0000001201E-1f;
-    p = p * r2 + r + 1.0f;
+    p = p * (r * r) + r + 1.0f;
     return p * titer_bits2f((uint32_t)(((int32_t)n + 127) << 23));
+}
+
+TITER_INLINE int titer_fast_expf_ok(float x) {
+    return (titer_f2bits(x) & 0x7fffffffu) < 0x42ae0000u;      /* |x| < 87 */
+}
+TITER_INLINE float titer_fast_expf(float x) {
+    float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+    float r = x - n * 0.693359375f;                    /* ln 2 in two parts */
+    return titer_expf_scaled(r - n * -2.12194440e-4f, n);
 }
 
 TITER_INLINE int titer_fast_logf_ok(float x) {
@@ -587,6 +591,42 @@ TITER_INLINE float titer_fast_logf(float x) {
     y += -2.12194440e-4f * fe;
     y += -0.5f * z;
     return m + y + 0.693359375f * fe;
+}
+
+/* exp2: 2^x = 2^n * e^((x - n) ln 2) with n = rint(x) and the exp
+ * polynomial; within 1 ULP of the correctly rounded exp2 on every float32 with
+ * |x| < 126 (checked exhaustively against double exp2), where the result is
+ * normal and finite. */
+TITER_INLINE int titer_fast_exp2f_ok(float x) {
+    return (titer_f2bits(x) & 0x7fffffffu) < 0x42fc0000u;      /* |x| < 126 */
+}
+TITER_INLINE float titer_fast_exp2f(float x) {
+    float n = (x + 12582912.0f) - 12582912.0f;                /* rint(x) */
+    return titer_expf_scaled((x - n) * 0.693147180559945309f, n);
+}
+
+/* tanh: Cephes' odd polynomial below |x| = 0.625, 1 - 2 / (e^2|x| + 1) with
+ * the fast exp above (2|x| < 87 there), both computed and one kept by a mask
+ * on the bits.  Within 1 ULP of the correctly rounded tanh on every float32
+ * in range (checked exhaustively against double tanh).  Out of range: |x| <
+ * 2^-12 (tanh(x) is x to the last bits; libm raises underflow for the
+ * subnormals), |x| >= 43, NaN, inf. */
+TITER_INLINE int titer_fast_tanhf_ok(float x) {
+    return (titer_f2bits(x) & 0x7fffffffu) - 0x39800000u < 0x422c0000u - 0x39800000u;
+}
+TITER_INLINE float titer_fast_tanhf(float x) {
+    uint32_t sign = titer_f2bits(x) & 0x80000000u;
+    float ax = titer_bits2f(titer_f2bits(x) ^ sign);
+    float big = 1.0f - 2.0f / (titer_fast_expf(2.0f * ax) + 1.0f);
+    float z = ax * ax;
+    float p = -5.70498872745E-3f;
+    p = p * z + 2.06390887954E-2f;
+    p = p * z - 5.37397155531E-2f;
+    p = p * z + 1.33314422036E-1f;
+    p = p * z - 3.33332819422E-1f;
+    float small = p * z * ax + ax;
+    uint32_t use_big = 0u - (uint32_t)(titer_f2bits(ax) >= 0x3f200000u);    /* |x| >= 0.625 */
+    return titer_bits2f(((titer_f2bits(big) & use_big) | (titer_f2bits(small) & ~use_big)) | sign);
 }
 
 /* NumPy's float clip: isnan(x) ? x : (x > lo ? x : lo), then the same
