@@ -439,7 +439,9 @@ def test_importing_titer_does_not_import_cupy():
 FAST_PATH_RANGES = {"exp": ((1e-30, 80), (100, "overflow")),
                     "exp2": ((0, 126), (200, "overflow")),
                     "log": ((1e-30, 80), (0, "divide")),
-                    "tanh": ((2.0 ** -12, 43), None)}
+                    "tanh": ((2.0 ** -12, 43), None),
+                    "sin": ((2.0 ** -126, 2.0 ** 20), (np.inf, "invalid")),
+                    "cos": ((2.0 ** -126, 2.0 ** 20), (np.inf, "invalid"))}
 
 
 def test_every_fast_path_is_covered():
@@ -464,7 +466,7 @@ def test_fast_paths_within_one_ulp_of_the_rounded_result(name):
 
 @pytest.mark.parametrize("name", sorted(FAST_PATH_RANGES))
 def test_fast_paths_over_float32_bit_patterns(name):
-    """The vectorized exp/exp2/log/tanh paths against NumPy on every 251st float32
+    """The vectorized float32 paths against NumPy on every 251st float32
     bit pattern (all signs, subnormals, inf, NaN payloads), contiguous and in
     place, with the FP flags of libm for the out-of-range elements."""
     x = np.arange(0, 2 ** 32, 251, dtype=np.uint64).astype(np.uint32).view(np.float32)

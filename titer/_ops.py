@@ -140,7 +140,8 @@ for _name, _cop, _cfun, _doc in _COMPARISONS:
 # ``titer_cfn(fn, z)`` / ``titer_cfn2(fn, z, w)`` the complex one.
 
 
-_FAST_FLOAT32 = {"exp": "expf", "exp2": "exp2f", "log": "logf", "tanh": "tanhf"}
+_FAST_FLOAT32 = {"exp": "expf", "exp2": "exp2f", "log": "logf", "tanh": "tanhf",
+                 "sin": "sinf", "cos": "cosf"}
 
 
 def _unary_math(name, cname=None, chars=INEXACT, aliases=(), approx=True, doc=None):

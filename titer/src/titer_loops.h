@@ -165,16 +165,21 @@ static inline void titer_masked_run(titer_loop1d fn, int nt, char **data,
         for (int64_t start = 0; start < n; start += TITER_SPLIT_BLOCK) {    \
             int64_t m = n - start < TITER_SPLIT_BLOCK ? n - start : TITER_SPLIT_BLOCK; \
             float *bo = po + start; const float *bx = px + start;           \
+            uint32_t all_kept = ~0u;                                        \
             /* bit masks, not ?:, so GCC if-converts and vectorizes */      \
             TITER_IVDEP for (int64_t i = 0; i < m; i++) {                   \
                 uint32_t vb = titer_f2bits(bx[i]);                          \
                 uint32_t mask = 0u - (uint32_t)OK(bx[i]);                   \
                 float f = FAST(titer_bits2f(vb & mask));                    \
                 keep[i] = mask;                                             \
+                all_kept &= mask;                                           \
                 bo[i] = titer_bits2f((titer_f2bits(f) & mask) | (vb & ~mask)); \
             }                                                               \
-            for (int64_t i = 0; i < m; i++)                                 \
-                if (!keep[i]) bo[i] = KERNEL(bo[i]);                        \
+            /* the scalar pass over a block costs as much as the vector one: \
+               skipped when every element was in range (the common case) */ \
+            if (!all_kept)                                                  \
+                for (int64_t i = 0; i < m; i++)                             \
+                    if (!keep[i]) bo[i] = KERNEL(bo[i]);                    \
         }                                                                   \
     } else {                                                                \
         for (int64_t i = 0; i < n; i++)                                     \

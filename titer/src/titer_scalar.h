@@ -534,9 +534,10 @@ TITER_CPLX_DEFS(D, titer_cdouble, double, , CMPLX)
 #define titer_clip_complex(a, b, c) _Generic((a), titer_cfloat: titer_clip_complex_F, \
                                              default: titer_clip_complex_D)((a), (b), (c))
 
-/* ---- float32 exp/exp2/log/tanh fast paths: branch-free, so loops vectorize ----
+/* ---- float32 exp/exp2/log/tanh/sin/cos fast paths: branch-free, so loops vectorize ----
  * Each has a range test on the bits (no FP compares, so no flags) and a
- * polynomial (Cephes) within 1 ULP of glibc there; a loop computes the fast
+ * polynomial (Cephes'; FreeBSD's for sin/cos) within 1 ULP of the correctly
+ * rounded result there; a loop computes the fast
  * value for every element, then redoes the out-of-range ones (NaN, inf,
  * overflow, subnormals, zero, negatives) with libm, so special values and
  * FP flags are libm's. */
@@ -628,6 +629,40 @@ TITER_INLINE float titer_fast_tanhf(float x) {
     uint32_t use_big = 0u - (uint32_t)(titer_f2bits(ax) >= 0x3f200000u);    /* |x| >= 0.625 */
     return titer_bits2f(((titer_f2bits(big) & use_big) | (titer_f2bits(small) & ~use_big)) | sign);
 }
+
+/* sin and cos: x reduced by pi/2 in double (q = rint(x 2/pi), pi/2 in a
+ * 33-bit head, so q * head is exact for |x| < 2^20, and a tail), then the
+ * double kernels of FreeBSD's k_sinf.c / k_cosf.c on |r| <= pi/4, the
+ * quadrant picking one and its sign.  Within 1 ULP of the correctly rounded
+ * result on every float32 with 2^-126 <= |x| < 2^20 (checked exhaustively
+ * against double sin/cos).  The quadrant is read from the low bits of the
+ * rounding constant's sum, since AVX2 has no vector double -> int64. */
+TITER_INLINE double titer_d_of_bits(uint64_t u) { union { uint64_t i; double d; } v; v.i = u; return v.d; }
+TITER_INLINE uint64_t titer_bits_of_d(double d) { union { uint64_t i; double d; } v; v.d = d; return v.i; }
+
+TITER_INLINE int titer_fast_sincosf_ok(float x) {
+    return (titer_f2bits(x) & 0x7fffffffu) - 0x00800000u < 0x49800000u - 0x00800000u;
+}
+TITER_INLINE float titer_sincosf_quadrant(float xf, uint64_t shift) {   /* shift 0: sin, 1: cos */
+    double x = xf;
+    double big = x * 6.36619772367581382433e-01 + 6755399441055744.0;      /* 1.5 * 2^52 */
+    double q = big - 6755399441055744.0;
+    double r = (x - q * 1.57079631090164184570e+00) - q * 1.58932547735281966916e-08;
+    uint64_t n = titer_bits_of_d(big) + shift;
+    double z = r * r, w = z * z;
+    double s = (r + (z * r) * (-0x15555554cbac77.0p-55 + z * 0x111110896efbb2.0p-59))
+               + (z * r) * w * (-0x1a00f9e2cae774.0p-65 + z * 0x16cd878c3b46a7.0p-71);
+    double c = ((1.0 + z * -0x1ffffffd0c5e81.0p-54) + w * 0x155553e1053a42.0p-57)
+               + (w * z) * (-0x16c087e80f1e27.0p-62 + z * 0x199342e0ee5069.0p-68);
+    uint64_t odd = 0 - (n & 1);
+    uint64_t negative = (n & 2) << 62;
+    return (float)titer_d_of_bits(((titer_bits_of_d(c) & odd) | (titer_bits_of_d(s) & ~odd))
+                                  ^ negative);
+}
+#define titer_fast_sinf_ok titer_fast_sincosf_ok
+#define titer_fast_cosf_ok titer_fast_sincosf_ok
+TITER_INLINE float titer_fast_sinf(float x) { return titer_sincosf_quadrant(x, 0); }
+TITER_INLINE float titer_fast_cosf(float x) { return titer_sincosf_quadrant(x, 1); }
 
 /* NumPy's float clip: isnan(x) ? x : (x > lo ? x : lo), then the same
  * against hi.  NaNs are masked to 0 on the bits before the ordered compares
