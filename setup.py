@@ -129,6 +129,10 @@ extensions = [
         + [("TITER_HAVE_%s_TABLES" % level.upper(), "1") for level in ISA_BUILDS],
         extra_compile_args=compile_args,
         extra_link_args=omp_link,
+        # linked against libm by name, so its functions bind to their current
+        # versions (powf@GLIBC_2.27, exp@GLIBC_2.29, ...): unversioned, they
+        # bound to the old SVID-wrapper versions, 1.4x slower per call
+        libraries=[] if sys.platform == "win32" else ["m"],
         depends=["titer/_core.pxd", "titer/src/titer_generated.h",
                  "titer/src/titer_loops.h", "titer/src/titer_scalar.h",
                  "titer/src/titer_tile.h", "titer/src/titer_stream.h",
