@@ -82,13 +82,19 @@ _LOOP_SHAPES = {(1, 1): "TITER_UNARY_LOOP", (2, 1): "TITER_BINARY_LOOP",
                 (2, 2): "TITER_BINARY2_LOOP"}
 
 
+# a fast-path loop's element type, its unsigned integer twin, and the bit casts
+_SPLIT_BITS = {"f->f": "float, uint32_t, titer_f2bits, titer_bits2f",
+               "d->d": "double, uint64_t, titer_bits_of_d, titer_d_of_bits"}
+
+
 def emit_loop(op, sig):
     ins, outs = ops.parse_signature(sig)
     types = [ops.C_TYPE[c] for c in ins] + [ops.C_TYPE[c] for c in outs]
     fast = (op.fast or {}).get(sig)
     if fast:
-        assert sig == "f->f", "fast paths are float32 loops"
-        body = "TITER_FLOAT32_SPLIT_LOOP(%s, %s, %s)" % (kernel_name(op, sig), fast[0], fast[1])
+        bits = _SPLIT_BITS[sig]          # fast paths are float32 / float64 unary loops
+        body = "TITER_SPLIT_LOOP(%s, %s, %s)" % (bits, kernel_name(op, sig),
+                                                 "%s, %s" % fast)
         attrs = "TITER_SIMD_CLONES "
     else:
         body = "%s(%s, %s)" % (_LOOP_SHAPES[len(ins), len(outs)], ", ".join(types),

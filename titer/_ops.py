@@ -140,8 +140,11 @@ for _name, _cop, _cfun, _doc in _COMPARISONS:
 # ``titer_cfn(fn, z)`` / ``titer_cfn2(fn, z, w)`` the complex one.
 
 
-_FAST_FLOAT32 = {"exp": "expf", "exp2": "exp2f", "log": "logf", "tanh": "tanhf",
-                 "sin": "sinf", "cos": "cosf"}
+# op -> {signature: C function suffix} of the vectorized fast paths in
+# titer_scalar.h (titer_fast_<suffix>_ok, titer_fast_<suffix>)
+_FAST_PATHS = {"exp": {"f->f": "expf", "d->d": "exp"}, "exp2": {"f->f": "exp2f"},
+               "log": {"f->f": "logf"}, "tanh": {"f->f": "tanhf"},
+               "sin": {"f->f": "sinf"}, "cos": {"f->f": "cosf"}}
 
 
 def _unary_math(name, cname=None, chars=INEXACT, aliases=(), approx=True, doc=None):
@@ -149,10 +152,8 @@ def _unary_math(name, cname=None, chars=INEXACT, aliases=(), approx=True, doc=No
     expr = {"float": "titer_m1(%s, a)" % cname}
     if any(c in COMPLEX for c in chars):
         expr["complex"] = "titer_cfn(%s, a)" % cname
-    fast = None
-    if name in _FAST_FLOAT32:
-        fast = {"f->f": ("titer_fast_%s_ok" % _FAST_FLOAT32[name],
-                         "titer_fast_%s" % _FAST_FLOAT32[name])}
+    fast = {sig: ("titer_fast_%s_ok" % fn, "titer_fast_%s" % fn)
+            for sig, fn in _FAST_PATHS.get(name, {}).items()} or None
     return Op(name, 1, 1, same(chars, 1), expr, aliases, doc or "%s(a)" % cname,
               None, approx, fast)
 

@@ -144,7 +144,8 @@ static inline void titer_masked_run(titer_loop1d fn, int nt, char **data,
 }
 
 /* A unary loop with a vectorizable fast path (see titer_fast_expf), for
- * float32: on contiguous operands FAST runs on every element of a block (an
+ * float32 or float64 (T, and UI its unsigned integer of the same width): on
+ * contiguous operands FAST runs on every element of a block (an
  * out-of-range input is replaced by 0 first, so FAST raises nothing) and an
  * out-of-range element keeps its input; those are then recomputed by
  * KERNEL, the libm one (in place too: the input is still there).  Two
@@ -156,24 +157,24 @@ static inline void titer_masked_run(titer_loop1d fn, int nt, char **data,
 #define TITER_SIMD_CLONES
 #endif
 #define TITER_SPLIT_BLOCK 1024
-#define TITER_FLOAT32_SPLIT_LOOP(KERNEL, OK, FAST)                           \
+#define TITER_SPLIT_LOOP(T, UI, TOBITS, FROMBITS, KERNEL, OK, FAST)         \
     char *o = data[0], *x = data[1];                                        \
     const int64_t so = strides[0], sx = strides[1];                        \
-    if (so == 4 && sx == 4) {                                               \
-        float *po = (float *)o; const float *px = (const float *)x;        \
-        uint32_t keep[TITER_SPLIT_BLOCK];  /* all ones where FAST is used */ \
+    if (so == (int64_t)sizeof(T) && sx == (int64_t)sizeof(T)) {             \
+        T *po = (T *)o; const T *px = (const T *)x;                        \
+        UI keep[TITER_SPLIT_BLOCK];        /* all ones where FAST is used */ \
         for (int64_t start = 0; start < n; start += TITER_SPLIT_BLOCK) {    \
             int64_t m = n - start < TITER_SPLIT_BLOCK ? n - start : TITER_SPLIT_BLOCK; \
-            float *bo = po + start; const float *bx = px + start;           \
-            uint32_t all_kept = ~0u;                                        \
+            T *bo = po + start; const T *bx = px + start;                   \
+            UI all_kept = ~(UI)0;                                           \
             /* bit masks, not ?:, so GCC if-converts and vectorizes */      \
             TITER_IVDEP for (int64_t i = 0; i < m; i++) {                   \
-                uint32_t vb = titer_f2bits(bx[i]);                          \
-                uint32_t mask = 0u - (uint32_t)OK(bx[i]);                   \
-                float f = FAST(titer_bits2f(vb & mask));                    \
+                UI vb = TOBITS(bx[i]);                                      \
+                UI mask = (UI)0 - (UI)OK(bx[i]);                            \
+                T f = FAST(FROMBITS(vb & mask));                            \
                 keep[i] = mask;                                             \
                 all_kept &= mask;                                           \
-                bo[i] = titer_bits2f((titer_f2bits(f) & mask) | (vb & ~mask)); \
+                bo[i] = FROMBITS((TOBITS(f) & mask) | (vb & ~mask));        \
             }                                                               \
             /* the scalar pass over a block costs as much as the vector one: \
                skipped when every element was in range (the common case) */ \
@@ -183,7 +184,7 @@ static inline void titer_masked_run(titer_loop1d fn, int nt, char **data,
         }                                                                   \
     } else {                                                                \
         for (int64_t i = 0; i < n; i++)                                     \
-            *(float *)(o + i * so) = KERNEL(*(const float *)(x + i * sx));  \
+            *(T *)(o + i * so) = KERNEL(*(const T *)(x + i * sx));          \
     }
 
 /* A cast: contiguous path plus strided walk; CONVERT is one expression. */
