@@ -444,8 +444,11 @@ FAST_PATH_RANGES = {"exp": ((1e-30, 80), (100, "overflow")),
                     "cos": ((2.0 ** -126, 2.0 ** 20), (np.inf, "invalid"))}
 
 
-# float64 fast paths: op -> (in-range magnitude interval, overflowing value)
-FAST64_RANGES = {"exp": ((2.0 ** -28, 708), 710.0)}
+# float64 fast paths: op -> (in-range magnitude interval, negative inputs in
+# range too, an out-of-range value and the warning libm raises for it)
+FAST64_RANGES = {"exp": ((2.0 ** -28, 708), True, (710.0, "overflow")),
+                 "log": ((np.finfo(np.float64).tiny, np.finfo(np.float64).max), False,
+                         (0.0, "divide"))}
 
 
 def test_every_fast_path_is_covered():
@@ -455,15 +458,15 @@ def test_every_fast_path_is_covered():
 
 @pytest.mark.parametrize("name", sorted(FAST64_RANGES))
 def test_float64_fast_paths(name):
-    """In range: within 1 ULP of NumPy (glibc here) on 2e6 values, uniform
+    """In range: within 1 ULP of NumPy (glibc here) on 3e6 values, uniform
     and log-uniform in magnitude, raising nothing; special values, the edges
     of the range and strided input (libm's loop) are NumPy's bits, with
     NumPy's warnings."""
-    (lo, hi), overflow = FAST64_RANGES[name]
+    (lo, hi), signed, (provoke, warning) = FAST64_RANGES[name]
     rng = np.random.default_rng(5)
-    mags = np.concatenate([rng.uniform(lo, hi, 10 ** 6),
+    mags = np.concatenate([rng.uniform(lo, hi, 10 ** 6), rng.uniform(0.5, 2.0, 10 ** 6),
                            np.exp(rng.uniform(np.log(lo), np.log(hi), 10 ** 6))])
-    x = np.where(rng.random(mags.size) < 0.5, -mags, mags)
+    x = np.where(signed & (rng.random(mags.size) < 0.5), -mags, mags)
     x = x[(np.abs(x) >= lo) & (np.abs(x) < hi)]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -474,14 +477,15 @@ def test_float64_fast_paths(name):
     tiny = np.nextafter(lo, 0)
     edges = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 5e-324, -5e-324, 1e-300, tiny,
                       lo, -lo, np.nextafter(hi, 0), -np.nextafter(hi, 0), hi, -hi,
-                      -745.2, -1000.0, 709.7, overflow, -overflow])
+                      -745.2, -1000.0, 709.7, 1.0, np.finfo(np.float64).max, provoke,
+                      -provoke])
     with np.errstate(all="ignore"):
         same_as_numpy(name, titer.elementwise(name, None, edges), getattr(np, name)(edges), name)
         strided = x[::3]
         same_as_numpy(name, titer.elementwise(name, None, strided), getattr(np, name)(strided),
                       name + " strided")
-    with pytest.warns(RuntimeWarning, match="overflow"):
-        titer.elementwise(name, None, np.concatenate([x[:100], [overflow]]))
+    with pytest.warns(RuntimeWarning, match=warning):
+        titer.elementwise(name, None, np.concatenate([x[:100], [provoke]]))
 
 
 @pytest.mark.parametrize("name", sorted(FAST_PATH_RANGES))

