@@ -448,7 +448,9 @@ FAST_PATH_RANGES = {"exp": ((1e-30, 80), (100, "overflow")),
 # range too, an out-of-range value and the warning libm raises for it)
 FAST64_RANGES = {"exp": ((2.0 ** -28, 708), True, (710.0, "overflow")),
                  "log": ((np.finfo(np.float64).tiny, np.finfo(np.float64).max), False,
-                         (0.0, "divide"))}
+                         (0.0, "divide")),
+                 "sin": ((2.0 ** -26, 2.0 ** 19), True, (np.inf, "invalid")),
+                 "cos": ((2.0 ** -26, 2.0 ** 19), True, (np.inf, "invalid"))}
 
 
 def test_every_fast_path_is_covered():

@@ -144,7 +144,7 @@ for _name, _cop, _cfun, _doc in _COMPARISONS:
 # titer_scalar.h (titer_fast_<suffix>_ok, titer_fast_<suffix>)
 _FAST_PATHS = {"exp": {"f->f": "expf", "d->d": "exp"}, "exp2": {"f->f": "exp2f"},
                "log": {"f->f": "logf", "d->d": "log"}, "tanh": {"f->f": "tanhf"},
-               "sin": {"f->f": "sinf"}, "cos": {"f->f": "cosf"}}
+               "sin": {"f->f": "sinf", "d->d": "sin"}, "cos": {"f->f": "cosf", "d->d": "cos"}}
 
 
 def _unary_math(name, cname=None, chars=INEXACT, aliases=(), approx=True, doc=None):
