@@ -156,6 +156,12 @@ static inline void titer_masked_run(titer_loop1d fn, int nt, char **data,
 #else
 #define TITER_SIMD_CLONES
 #endif
+/* see _NO_TRAPPING_MATH in titer/_codegen.py */
+#if defined(__GNUC__) && !defined(__clang__)
+#define TITER_NO_TRAPPING_MATH __attribute__((optimize("no-trapping-math")))
+#else
+#define TITER_NO_TRAPPING_MATH
+#endif
 #define TITER_SPLIT_BLOCK 1024
 #define TITER_SPLIT_LOOP(T, UI, TOBITS, FROMBITS, KERNEL, OK, FAST)         \
     char *o = data[0], *x = data[1];                                        \
