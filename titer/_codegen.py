@@ -77,8 +77,7 @@ def emit_kernel(op, sig):
         result = expr
     else:
         result = "(%s)(%s)" % (out_c, expr)
-    attrs = no_trapping_math(op, sig)      # inlined only into loops with the same options
-    lines = ["%sTITER_INLINE %s %s(%s) {" % (attrs, out_c, kernel_name(op, sig), ", ".join(params)),
+    lines = ["TITER_INLINE %s %s(%s) {" % (out_c, kernel_name(op, sig), ", ".join(params)),
              "    %s (void)sizeof(T); (void)sizeof(U);" % typedefs]
     lines += ["    " + s for s in prologue]
     if epilogue:
@@ -198,7 +197,9 @@ def generate():
     masked = []
     for op in ops.OPS:
         for sig in op.types:
-            parts.append(emit_kernel(op, sig))
+            # a kernel is inlined only into loops built with the same options
+            # (the CUDA build reuses emit_kernel without them)
+            parts.append(no_trapping_math(op, sig) + emit_kernel(op, sig))
             parts.append(emit_loop(op, sig))
             parts.append("static void %s(char **data, const int64_t *strides, int64_t n) {\n"
                          "    titer_masked_run(%s, %d, data, strides, n);\n}"
