@@ -143,7 +143,8 @@ for _name, _cop, _cfun, _doc in _COMPARISONS:
 # op -> {signature: C function suffix} of the vectorized fast paths in
 # titer_scalar.h (titer_fast_<suffix>_ok, titer_fast_<suffix>)
 _FAST_PATHS = {"exp": {"f->f": "expf", "d->d": "exp"}, "exp2": {"f->f": "exp2f"},
-               "log": {"f->f": "logf", "d->d": "log"}, "tanh": {"f->f": "tanhf"},
+               "log": {"f->f": "logf", "d->d": "log"}, "log10": {"f->f": "log10f"},
+               "tanh": {"f->f": "tanhf"},
                "sin": {"f->f": "sinf", "d->d": "sin"}, "cos": {"f->f": "cosf", "d->d": "cos"}}
 
 
