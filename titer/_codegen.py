@@ -97,7 +97,7 @@ _LOOP_SHAPES = {(1, 1): "TITER_UNARY_LOOP", (2, 1): "TITER_BINARY_LOOP",
 
 # a fast-path loop's element type, its unsigned integer twin, and the bit casts
 _SPLIT_BITS = {"f->f": "float, uint32_t, titer_f2bits, titer_bits2f",
-               "d->d": "double, uint64_t, titer_bits_of_d, titer_d_of_bits"}
+               "d->d": "double, uint64_t, titer_d2bits, titer_bits2d"}
 
 
 def emit_loop(op, sig):

@@ -534,15 +534,25 @@ TITER_CPLX_DEFS(D, titer_cdouble, double, , CMPLX)
 #define titer_clip_complex(a, b, c) _Generic((a), titer_cfloat: titer_clip_complex_F, \
                                              default: titer_clip_complex_D)((a), (b), (c))
 
-/* ---- float32 exp/exp2/log/tanh/sin/cos fast paths: branch-free, so loops vectorize ----
+/* ---- fast paths (float32 exp/exp2/log/log10/tanh/sin/cos, float64
+ * exp/log/sin/cos): branch-free, so loops vectorize ----
  * Each has a range test on the bits (no FP compares, so no flags) and a
- * polynomial (Cephes'; FreeBSD's for sin/cos) within 1 ULP of the correctly
- * rounded result there; a loop computes the fast
+ * polynomial (Cephes'; FreeBSD's for sin/cos and the float64 ones) within 1
+ * ULP there (see each); a loop computes the fast
  * value for every element, then redoes the out-of-range ones (NaN, inf,
  * overflow, subnormals, zero, negatives) with libm, so special values and
  * FP flags are libm's. */
 TITER_INLINE float titer_bits2f(uint32_t u) { union { uint32_t i; float f; } v; v.i = u; return v.f; }
 TITER_INLINE uint32_t titer_f2bits(float f) { union { uint32_t i; float f; } v; v.f = f; return v.i; }
+TITER_INLINE double titer_bits2d(uint64_t u) { union { uint64_t i; double d; } v; v.i = u; return v.d; }
+TITER_INLINE uint64_t titer_d2bits(double d) { union { uint64_t i; double d; } v; v.d = d; return v.i; }
+
+/* sin or cos from the kernels' s and c by the quadrant n of the reduction
+ * (c where n is odd, negated where n & 2): on the bits, so loops vectorize */
+TITER_INLINE double titer_quadrant_pick(double s, double c, uint64_t n) {
+    uint64_t odd = 0 - (n & 1);
+    return titer_bits2d(((titer_d2bits(c) & odd) | (titer_d2bits(s) & ~odd)) ^ ((n & 2) << 62));
+}
 
 /* e^r * 2^n for |r| <= ln2 / 2 and an integral n with 2^n normal (Cephes'
  * expf polynomial): the body of the exp and exp2 paths */
@@ -637,9 +647,6 @@ TITER_INLINE float titer_fast_tanhf(float x) {
  * result on every float32 with 2^-126 <= |x| < 2^20 (checked exhaustively
  * against double sin/cos).  The quadrant is read from the low bits of the
  * rounding constant's sum, since AVX2 has no vector double -> int64. */
-TITER_INLINE double titer_d_of_bits(uint64_t u) { union { uint64_t i; double d; } v; v.i = u; return v.d; }
-TITER_INLINE uint64_t titer_bits_of_d(double d) { union { uint64_t i; double d; } v; v.d = d; return v.i; }
-
 TITER_INLINE int titer_fast_sincosf_ok(float x) {
     return (titer_f2bits(x) & 0x7fffffffu) - 0x00800000u < 0x49800000u - 0x00800000u;
 }
@@ -648,16 +655,13 @@ TITER_INLINE float titer_sincosf_quadrant(float xf, uint64_t shift) {   /* shift
     double big = x * 6.36619772367581382433e-01 + 6755399441055744.0;      /* 1.5 * 2^52 */
     double q = big - 6755399441055744.0;
     double r = (x - q * 1.57079631090164184570e+00) - q * 1.58932547735281966916e-08;
-    uint64_t n = titer_bits_of_d(big) + shift;
+    uint64_t n = titer_d2bits(big) + shift;
     double z = r * r, w = z * z;
     double s = (r + (z * r) * (-0x15555554cbac77.0p-55 + z * 0x111110896efbb2.0p-59))
                + (z * r) * w * (-0x1a00f9e2cae774.0p-65 + z * 0x16cd878c3b46a7.0p-71);
     double c = ((1.0 + z * -0x1ffffffd0c5e81.0p-54) + w * 0x155553e1053a42.0p-57)
                + (w * z) * (-0x16c087e80f1e27.0p-62 + z * 0x199342e0ee5069.0p-68);
-    uint64_t odd = 0 - (n & 1);
-    uint64_t negative = (n & 2) << 62;
-    return (float)titer_d_of_bits(((titer_bits_of_d(c) & odd) | (titer_bits_of_d(s) & ~odd))
-                                  ^ negative);
+    return (float)titer_quadrant_pick(s, c, n);
 }
 #define titer_fast_sinf_ok titer_fast_sincosf_ok
 #define titer_fast_cosf_ok titer_fast_sincosf_ok
@@ -671,7 +675,7 @@ TITER_INLINE float titer_fast_cosf(float x) { return titer_sincosf_quadrant(x, 1
  * random |x| in [2^-28, 708) (93% the same bits); the range keeps r * r
  * from underflowing and the result normal. */
 TITER_INLINE int titer_fast_exp_ok(double x) {
-    return (titer_bits_of_d(x) & 0x7fffffffffffffffull) - 0x3e30000000000000ull
+    return (titer_d2bits(x) & 0x7fffffffffffffffull) - 0x3e30000000000000ull
            < 0x4086200000000000ull - 0x3e30000000000000ull;       /* 2^-28 <= |x| < 708 */
 }
 TITER_INLINE double titer_fast_exp(double x) {
@@ -685,7 +689,7 @@ TITER_INLINE double titer_fast_exp(double x) {
                + t * (6.61375632143793436117e-05 + t * (-1.65339022054652515390e-06
                + t * 4.13813679705723846039e-08))));
     double y = 1.0 - ((lo - (r * c) / (2.0 - c)) - hi);
-    return y * titer_d_of_bits((titer_bits_of_d(big) + 1023) << 52);
+    return y * titer_bits2d((titer_d2bits(big) + 1023) << 52);
 }
 
 /* float64 log: FreeBSD's e_log.c without its branches: x = 2^k (1 + f)
@@ -694,15 +698,15 @@ TITER_INLINE double titer_fast_exp(double x) {
  * 2^52 constant (AVX2 has no vector int64 -> double).  Within 1 ULP of
  * glibc's log on 1e8 random normal inputs (97% the same bits). */
 TITER_INLINE int titer_fast_log_ok(double x) {
-    return titer_bits_of_d(x) - 0x0010000000000000ull
+    return titer_d2bits(x) - 0x0010000000000000ull
            < 0x7ff0000000000000ull - 0x0010000000000000ull;        /* normal, positive, finite */
 }
 TITER_INLINE double titer_fast_log(double x) {
-    uint64_t ix = titer_bits_of_d(x);
+    uint64_t ix = titer_d2bits(x);
     uint64_t hx = (ix >> 32) + (0x3ff00000u - 0x3fe6a09eu);
-    double k = titer_d_of_bits(((hx >> 20) + 1) | 0x4330000000000000ull) - 4503599627371520.0;
+    double k = titer_bits2d(((hx >> 20) + 1) | 0x4330000000000000ull) - 4503599627371520.0;
     hx = (hx & 0x000fffffu) + 0x3fe6a09eu;
-    double f = titer_d_of_bits((hx << 32) | (ix & 0xffffffffull)) - 1.0;
+    double f = titer_bits2d((hx << 32) | (ix & 0xffffffffull)) - 1.0;
     double hfsq = 0.5 * f * f;
     double s = f / (2.0 + f);
     double z = s * s;
@@ -732,7 +736,7 @@ TITER_INLINE float titer_fast_log10f(float x) {
  * inputs with 2^-26 <= |x| < 2^19 (97.7% the same bits); below 2^-26 y0 * y0
  * could underflow. */
 TITER_INLINE int titer_fast_sincos_ok(double x) {
-    return (titer_bits_of_d(x) & 0x7fffffffffffffffull) - 0x3e50000000000000ull
+    return (titer_d2bits(x) & 0x7fffffffffffffffull) - 0x3e50000000000000ull
            < 0x4120000000000000ull - 0x3e50000000000000ull;     /* 2^-26 <= |x| < 2^19 */
 }
 TITER_INLINE double titer_sincos_quadrant(double x, uint64_t shift) {  /* shift 0: sin, 1: cos */
@@ -744,7 +748,7 @@ TITER_INLINE double titer_sincos_quadrant(double x, uint64_t shift) {  /* shift 
     w = q * 2.02226624879595063154e-21 - ((t - r) - w);
     double y0 = r - w;
     double y1 = (r - y0) - w;
-    uint64_t n = titer_bits_of_d(big) + shift;
+    uint64_t n = titer_d2bits(big) + shift;
     double z = y0 * y0, zz = z * z;
     double ps = 8.33333333332248946124e-03 + z * (-1.98412698298579493134e-04
                 + z * 2.75573137070700676789e-06)
@@ -757,9 +761,7 @@ TITER_INLINE double titer_sincos_quadrant(double x, uint64_t shift) {  /* shift 
                 + z * -1.13596475577881948265e-11));
     double hz = 0.5 * z, one_hz = 1.0 - hz;
     double c = one_hz + (((1.0 - one_hz) - hz) + (z * pc - y0 * y1));
-    uint64_t odd = 0 - (n & 1);
-    uint64_t negative = (n & 2) << 62;
-    return titer_d_of_bits(((titer_bits_of_d(c) & odd) | (titer_bits_of_d(s) & ~odd)) ^ negative);
+    return titer_quadrant_pick(s, c, n);
 }
 #define titer_fast_sin_ok titer_fast_sincos_ok
 #define titer_fast_cos_ok titer_fast_sincos_ok
