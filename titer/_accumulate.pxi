@@ -62,18 +62,9 @@ def accumulate(name, x, axis=0, dtype=None, out=None):
     res = out if direct else _keep_order_empty(xa.shape, xa, T)
     if xa.size == 0:
         return res if out is None else out
-    # an input of a narrower type is read as it is by a widening kit (a tile
-    # of rows converted at a time); anything else is converted first
-    in_dtype = DTYPES[dtype_code(xa.dtype)]
-    kit = 0
-    if in_dtype != T and xa.dtype.isnative and cnp.PyArray_ISALIGNED(xa):
-        kit = _WIDE_KITS.get((entry.name, in_dtype.char, T.char), 0)
-    if kit:
-        xin = xa
-    else:
-        xin = _as_loop_input(xa, T)
-        in_dtype = T
-        kit = _KITS[(entry.name, T.char)]
+    # a widening kit reads a narrower input as it is (rows scanned side by
+    # side convert a tile at a time)
+    xin, in_dtype, kit = _kit_and_input(entry, xa, T, True)
 
     # the restride trick: both operands seen with the axis squashed to 1
     squash = tuple(slice(0, 1) if d == ax else slice(None) for d in range(xa.ndim))

@@ -155,6 +155,18 @@ def _as_loop_input(x, T):
     return tmp
 
 
+def _kit_and_input(OpEntry entry, xa, T, widening_ok):
+    """(input the kit reads, its dtype, kit address): an input of a narrower
+    type is read as it is by a widening kit; anything else the kits cannot
+    read is converted first."""
+    in_dtype = DTYPES[dtype_code(xa.dtype)]
+    if widening_ok and in_dtype != T and xa.dtype.isnative and cnp.PyArray_ISALIGNED(xa):
+        kit = _WIDE_KITS.get((entry.name, in_dtype.char, T.char), 0)
+        if kit:
+            return xa, in_dtype, kit
+    return _as_loop_input(xa, T), T, _KITS[(entry.name, T.char)]
+
+
 def _scalar_bytes(value, T):
     """A one-element array of T holding value (the identity or initial)."""
     try:
@@ -248,19 +260,7 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
     if nout > 0 and nred == 0:
         copy_into(outk, init_arr)
     elif nout > 0:
-        # an input of a narrower type is read as it is by a widening kit;
-        # anything else the kits cannot read is converted first
-        in_dtype = DTYPES[dtype_code(xa.dtype)]
-        kit = 0
-        if (not masked and in_dtype != T and xa.dtype.isnative
-                and cnp.PyArray_ISALIGNED(xa)):
-            kit = _WIDE_KITS.get((entry.name, in_dtype.char, T.char), 0)
-        if kit:
-            xin = xa
-        else:
-            xin = _as_loop_input(xa, T)
-            in_dtype = T
-            kit = _KITS[(entry.name, T.char)]
+        xin, in_dtype, kit = _kit_and_input(entry, xa, T, not masked)
         if masked:
             mask = np.broadcast_to(np.asarray(where, dtype=bool), xa.shape)
             if xin is xa:

@@ -594,6 +594,7 @@ static void titer_scan_units(const titer_scan_plan *s, int rowwise, int64_t u0, 
     }
     int64_t k0 = s->kd.shape[0];
     int64_t per_line = (k0 + TITER_SCAN_TILE - 1) / TITER_SCAN_TILE;
+    _Alignas(64) char buf[TITER_SCAN_TILE * 16];     /* a tile of T, castrow only */
     for (int64_t u = u0; u < u1; u++) {
         int64_t in_off, out_off, k = (u % per_line) * TITER_SCAN_TILE;
         int64_t w = titer_min64(TITER_SCAN_TILE, k0 - k);
@@ -603,28 +604,25 @@ static void titer_scan_units(const titer_scan_plan *s, int rowwise, int64_t u0, 
         char *data[3];
         int64_t strides[3];
         if (s->castrow) {
-            /* a narrower input: each row's tile converted into a buffer of T,
-               never the whole input */
-            _Alignas(64) char buf[TITER_SCAN_TILE * 16];
             s->castrow(in, s->kd.stride[0], out, s->kout[0], w);
-            strides[0] = strides[1] = s->kout[0]; strides[2] = s->tsize;
-            for (int64_t i = 1; i < s->n; i++) {
-                s->castrow(in + i * s->is, s->kd.stride[0], buf, s->tsize, w);
-                data[0] = out + i * s->os;
-                data[1] = out + (i - 1) * s->os;
-                data[2] = buf;
-                s->rowloop(data, strides, w);
-            }
-            continue;
+        } else {
+            data[0] = out; data[1] = (char *)in;
+            strides[0] = s->kout[0]; strides[1] = s->kd.stride[0];
+            s->copyloop(data, strides, w);
         }
-        data[0] = out; data[1] = (char *)in;
-        strides[0] = s->kout[0]; strides[1] = s->kd.stride[0];
-        s->copyloop(data, strides, w);
-        strides[1] = s->kout[0]; strides[2] = s->kd.stride[0];
+        strides[0] = strides[1] = s->kout[0];
         for (int64_t i = 1; i < s->n; i++) {
             data[0] = out + i * s->os;
             data[1] = out + (i - 1) * s->os;
             data[2] = (char *)in + i * s->is;
+            strides[2] = s->kd.stride[0];
+            if (s->castrow) {
+                /* a narrower input: this row's tile converted into a buffer
+                   of T, never the whole input */
+                s->castrow(data[2], strides[2], buf, s->tsize, w);
+                data[2] = buf;
+                strides[2] = s->tsize;
+            }
             s->rowloop(data, strides, w);
         }
     }
