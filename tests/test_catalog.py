@@ -432,7 +432,7 @@ def test_importing_titer_does_not_import_cupy():
     assert out.stdout.strip() == "False", out.stderr
 
 
-# -- float32 exp/log fast paths ----------------------------------------------------
+# -- float32 fast paths -----------------------------------------------------------
 
 # op -> (an in-range magnitude interval, an out-of-range value and the warning
 # libm raises for it, or None where it raises none)
@@ -442,7 +442,30 @@ FAST_PATH_RANGES = {"exp": ((1e-30, 80), (100, "overflow")),
                     "log10": ((1e-30, 3e38), (0, "divide")),
                     "tanh": ((2.0 ** -12, 43), None),
                     "sin": ((2.0 ** -126, 2.0 ** 20), (np.inf, "invalid")),
-                    "cos": ((2.0 ** -126, 2.0 ** 20), (np.inf, "invalid"))}
+                    "cos": ((2.0 ** -126, 2.0 ** 20), (np.inf, "invalid")),
+                    "tan": ((2.0 ** -126, 2.0 ** 20), (np.inf, "invalid")),
+                    "expm1": ((2.0 ** -60, 88), (100, "overflow")),
+                    "log1p": ((2.0 ** -60, np.inf), (-1, "divide")),
+                    "sinh": ((2.0 ** -60, 89), (100, "overflow")),
+                    "cosh": ((0, 89), (-100, "overflow")),
+                    "cbrt": ((2.0 ** -126, np.inf), None),
+                    "arcsinh": ((2.0 ** -60, np.inf), None),
+                    "arccosh": ((1, np.inf), (0.5, "invalid")),
+                    "arctanh": ((2.0 ** -60, 1), (2, "invalid")),
+                    "arctan": ((2.0 ** -60, np.inf), None),
+                    "arcsin": ((2.0 ** -60, 1), (-2, "invalid")),
+                    "arccos": ((0, 1), (2, "invalid"))}
+# the signed inputs of a fast path's range, where its magnitudes are not all
+FAST_PATH_DOMAINS = {"log": lambda x: x > 0, "log10": lambda x: x > 0,
+                     "log1p": lambda x: x > -1, "arccosh": lambda x: x >= 1}
+
+
+def fast_path_inputs(name, x):
+    """The finite elements of float32 `x` in the fast path's range."""
+    (lo, hi), _ = FAST_PATH_RANGES[name]
+    x = x[np.isfinite(x)]
+    x = x[(np.abs(x) >= lo) & (np.abs(x) < hi)]
+    return x[FAST_PATH_DOMAINS.get(name, np.isfinite)(x)]
 
 
 # float64 fast paths: op -> (in-range magnitude interval, negative inputs in
@@ -496,11 +519,8 @@ def test_fast_paths_within_one_ulp_of_the_rounded_result(name):
     """In its range a fast path is within 1 ULP of the float64 result rounded
     to float32 (NumPy's own float32 exp and log are off by up to 3 and 4),
     on every 97th float32 bit pattern there."""
-    (lo, hi), _ = FAST_PATH_RANGES[name]
     x = np.arange(0, 2 ** 32, 97, dtype=np.uint64).astype(np.uint32).view(np.float32)
-    x = x[np.isfinite(x) & (np.abs(x) >= lo) & (np.abs(x) < hi)]
-    if name.startswith("log"):
-        x = x[x > 0]
+    x = fast_path_inputs(name, x)
     got = titer.elementwise(name, None, x)
     rounded = getattr(np, name)(x.astype(np.float64)).astype(np.float32)
     ulps = np.abs(got.view(np.int32).astype(np.int64) - rounded.view(np.int32))
@@ -519,15 +539,12 @@ def test_fast_paths_over_float32_bit_patterns(name):
     inplace = x.copy()
     titer_call(name, inplace, inplace)
     same_as_numpy(name, inplace, expected, name + " in place")
-    (lo, hi), provoke = FAST_PATH_RANGES[name]
-    ok = x[np.isfinite(x)]
-    ok = ok[(np.abs(ok) >= lo) & (np.abs(ok) < hi)]
-    if name.startswith("log"):
-        ok = np.abs(ok)
+    ok = fast_path_inputs(name, x)
     for sample in (ok, ok[::-1][:1000]):
         with warnings.catch_warnings():
             warnings.simplefilter("error")      # the fast path raises nothing
             titer.elementwise(name, None, sample)
+    provoke = FAST_PATH_RANGES[name][1]
     if provoke is not None:
         value, warning = provoke
         with pytest.warns(RuntimeWarning, match=warning):

@@ -146,6 +146,10 @@ _FAST_PATHS = {"exp": {"f->f": "expf", "d->d": "exp"}, "exp2": {"f->f": "exp2f"}
                "log": {"f->f": "logf", "d->d": "log"}, "log10": {"f->f": "log10f"},
                "tanh": {"f->f": "tanhf"},
                "sin": {"f->f": "sinf", "d->d": "sin"}, "cos": {"f->f": "cosf", "d->d": "cos"}}
+# float32 through the double paths (formulas in double, rounded once)
+_FAST_PATHS.update({name: {"f->f": name + "f"} for name in (
+    "expm1", "log1p", "sinh", "cosh", "tan", "cbrt", "arcsinh", "arccosh", "arctanh",
+    "arctan", "arcsin", "arccos")})
 
 
 def _unary_math(name, cname=None, chars=INEXACT, aliases=(), approx=True, doc=None):

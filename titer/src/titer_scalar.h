@@ -535,7 +535,8 @@ TITER_CPLX_DEFS(D, titer_cdouble, double, , CMPLX)
                                              default: titer_clip_complex_D)((a), (b), (c))
 
 /* ---- fast paths (float32 exp/exp2/log/log10/tanh/sin/cos, float64
- * exp/log/sin/cos): branch-free, so loops vectorize ----
+ * exp/log/sin/cos, and float32 through double below them): branch-free, so
+ * loops vectorize ----
  * Each has a range test on the bits (no FP compares, so no flags) and a
  * polynomial (Cephes'; FreeBSD's for sin/cos and the float64 ones) within 1
  * ULP there (see each); a loop computes the fast
@@ -650,18 +651,24 @@ TITER_INLINE float titer_fast_tanhf(float x) {
 TITER_INLINE int titer_fast_sincosf_ok(float x) {
     return (titer_f2bits(x) & 0x7fffffffu) - 0x00800000u < 0x49800000u - 0x00800000u;
 }
-TITER_INLINE float titer_sincosf_quadrant(float xf, uint64_t shift) {   /* shift 0: sin, 1: cos */
+/* x = q pi/2 + r: the double kernels' sin r and cos r into *s and *c, and
+ * the quadrant n (q in the low bits) returned */
+TITER_INLINE uint64_t titer_sincosf_kernels(float xf, double *s, double *c) {
     double x = xf;
     double big = x * 6.36619772367581382433e-01 + 6755399441055744.0;      /* 1.5 * 2^52 */
     double q = big - 6755399441055744.0;
     double r = (x - q * 1.57079631090164184570e+00) - q * 1.58932547735281966916e-08;
-    uint64_t n = titer_d2bits(big) + shift;
     double z = r * r, w = z * z;
-    double s = (r + (z * r) * (-0x15555554cbac77.0p-55 + z * 0x111110896efbb2.0p-59))
-               + (z * r) * w * (-0x1a00f9e2cae774.0p-65 + z * 0x16cd878c3b46a7.0p-71);
-    double c = ((1.0 + z * -0x1ffffffd0c5e81.0p-54) + w * 0x155553e1053a42.0p-57)
-               + (w * z) * (-0x16c087e80f1e27.0p-62 + z * 0x199342e0ee5069.0p-68);
-    return (float)titer_quadrant_pick(s, c, n);
+    *s = (r + (z * r) * (-0x15555554cbac77.0p-55 + z * 0x111110896efbb2.0p-59))
+         + (z * r) * w * (-0x1a00f9e2cae774.0p-65 + z * 0x16cd878c3b46a7.0p-71);
+    *c = ((1.0 + z * -0x1ffffffd0c5e81.0p-54) + w * 0x155553e1053a42.0p-57)
+         + (w * z) * (-0x16c087e80f1e27.0p-62 + z * 0x199342e0ee5069.0p-68);
+    return titer_d2bits(big);
+}
+TITER_INLINE float titer_sincosf_quadrant(float x, uint64_t shift) {   /* shift 0: sin, 1: cos */
+    double s, c;
+    uint64_t n = titer_sincosf_kernels(x, &s, &c);
+    return (float)titer_quadrant_pick(s, c, n + shift);
 }
 #define titer_fast_sinf_ok titer_fast_sincosf_ok
 #define titer_fast_cosf_ok titer_fast_sincosf_ok
@@ -767,6 +774,160 @@ TITER_INLINE double titer_sincos_quadrant(double x, uint64_t shift) {  /* shift 
 #define titer_fast_cos_ok titer_fast_sincos_ok
 TITER_INLINE double titer_fast_sin(double x) { return titer_sincos_quadrant(x, 0); }
 TITER_INLINE double titer_fast_cos(double x) { return titer_sincos_quadrant(x, 1); }
+
+/* ---- float32 through double: expm1, log1p, sinh, cosh, tan, cbrt,
+ * arcsinh, arccosh, arctanh, arctan, arcsin, arccos ----
+ * Each is a formula in double on the double paths above (exp, log, the sin
+ * and cos kernels, atan below) whose error is far below half a float32 ULP,
+ * rounded once to float32: within 1 ULP of the correctly rounded result on
+ * every float32 in range (checked exhaustively against double libm).  Where
+ * a formula cancels near zero a short Taylor series in double takes over
+ * below 2^-9, picked by a mask; every formula computes nothing that raises a
+ * flag in range or on the zero the loop puts in out-of-range lanes. */
+TITER_INLINE double titer_blend_d(int use_x, double x, double y) {
+    uint64_t m = 0 - (uint64_t)use_x;
+    return titer_bits2d((titer_d2bits(x) & m) | (titer_d2bits(y) & ~m));
+}
+TITER_INLINE uint32_t titer_fabs_bits(float x) { return titer_f2bits(x) & 0x7fffffffu; }
+TITER_INLINE float titer_signed_like(float magnitude, float x) {     /* odd functions */
+    return titer_bits2f(titer_f2bits(magnitude) | (titer_f2bits(x) & 0x80000000u));
+}
+#define TITER_BELOW_2M9(x) (titer_fabs_bits(x) < 0x3b000000u)        /* |x| < 2^-9 */
+#define TITER_F_FROM_2M60(x, hi) (titer_fabs_bits(x) - 0x21800000u < (hi) - 0x21800000u)
+
+/* 2^-60 <= |x| < 88 (expm1(88) < FLT_MAX) */
+TITER_INLINE int titer_fast_expm1f_ok(float x) { return TITER_F_FROM_2M60(x, 0x42b00000u); }
+TITER_INLINE float titer_fast_expm1f(float xf) {
+    double x = xf;
+    double taylor = x + x * x * (0.5 + x * (1.0 / 6 + x * (1.0 / 24 + x * (1.0 / 120))));
+    return (float)titer_blend_d(TITER_BELOW_2M9(xf), taylor, titer_fast_exp(x) - 1.0);
+}
+
+/* -1 < x, 2^-60 <= |x|, finite; 1 + x is exact in double from 2^-29 up */
+TITER_INLINE int titer_fast_log1pf_ok(float x) {
+    uint32_t u = titer_f2bits(x);
+    return (u - 0x21800000u < 0x7f800000u - 0x21800000u)
+           | (u - 0xa1800000u < 0xbf800000u - 0xa1800000u);
+}
+TITER_INLINE float titer_fast_log1pf(float xf) {
+    double x = xf;
+    double taylor = x - x * x * (0.5 - x * (1.0 / 3 - x * (0.25 - x * (0.2 - x * (1.0 / 6)))));
+    return (float)titer_blend_d(TITER_BELOW_2M9(xf), taylor, titer_fast_log(1.0 + x));
+}
+
+/* sinh: 2^-60 <= |x| < 89 (sinh(89) < FLT_MAX) */
+TITER_INLINE int titer_fast_sinhf_ok(float x) { return TITER_F_FROM_2M60(x, 0x42b20000u); }
+TITER_INLINE float titer_fast_sinhf(float xf) {
+    double a = titer_bits2f(titer_fabs_bits(xf)), z = a * a;
+    double taylor = a + a * z * (1.0 / 6 + z * (1.0 / 120 + z * (1.0 / 5040)));
+    double e = titer_fast_exp(a);
+    return titer_signed_like((float)titer_blend_d(TITER_BELOW_2M9(xf), taylor,
+                                                  0.5 * (e - 1.0 / e)), xf);
+}
+
+/* cosh: |x| < 89, zero and subnormals included (no cancellation) */
+TITER_INLINE int titer_fast_coshf_ok(float x) { return titer_fabs_bits(x) < 0x42b20000u; }
+TITER_INLINE float titer_fast_coshf(float x) {
+    double e = titer_fast_exp((double)x);
+    return (float)(0.5 * (e + 1.0 / e));
+}
+
+/* tan: sin r / cos r, or -cos r / sin r in odd quadrants, from the sin and
+ * cos kernels; same range as they have */
+#define titer_fast_tanf_ok titer_fast_sincosf_ok
+TITER_INLINE float titer_fast_tanf(float x) {
+    double s, c;
+    uint64_t odd = 0 - (titer_sincosf_kernels(x, &s, &c) & 1);
+    double num = titer_bits2d((titer_d2bits(c) & odd) | (titer_d2bits(s) & ~odd));
+    double den = titer_bits2d(((titer_d2bits(s) ^ 0x8000000000000000ull) & odd)
+                              | (titer_d2bits(c) & ~odd));
+    return (float)(num / den);
+}
+
+/* cbrt: FreeBSD's s_cbrtf.c: a 5-bit guess from the bits (exponent / 3),
+ * then two Newton steps in double (16, then 47 bits); the / 3 in double, as
+ * AVX2 has no vector integer division.  Range: normal, finite, both signs. */
+TITER_INLINE int titer_fast_cbrtf_ok(float x) {
+    return titer_fabs_bits(x) - 0x00800000u < 0x7f000000u;
+}
+TITER_INLINE float titer_fast_cbrtf(float xf) {
+    int32_t third = (int32_t)((double)(int32_t)titer_fabs_bits(xf) * (1.0 / 3));
+    double t = titer_signed_like(titer_bits2f((uint32_t)third + 709958130u), xf);
+    double x = xf, r = t * t * t;
+    t = t * (x + x + r) / (x + r + r);
+    r = t * t * t;
+    return (float)(t * (x + x + r) / (x + r + r));
+}
+
+/* arcsinh: log(a + sqrt(a^2 + 1)) for a = |x|; 2^-60 <= |x|, finite */
+TITER_INLINE int titer_fast_arcsinhf_ok(float x) { return TITER_F_FROM_2M60(x, 0x7f800000u); }
+TITER_INLINE float titer_fast_arcsinhf(float xf) {
+    double a = titer_bits2f(titer_fabs_bits(xf)), z = a * a;
+    double taylor = a - a * z * (1.0 / 6 - z * (3.0 / 40 - z * (15.0 / 336)));
+    return titer_signed_like((float)titer_blend_d(TITER_BELOW_2M9(xf), taylor,
+                                                  titer_fast_log(a + sqrt(z + 1.0))), xf);
+}
+
+/* arccosh: log(x + sqrt((x - 1)(x + 1))) for 1 <= x < inf; the fabs keeps
+ * the zero of out-of-range lanes from a sqrt(-1) */
+TITER_INLINE int titer_fast_arccoshf_ok(float x) {
+    return titer_f2bits(x) - 0x3f800000u < 0x7f800000u - 0x3f800000u;
+}
+TITER_INLINE float titer_fast_arccoshf(float xf) {
+    double x = xf;
+    return (float)titer_fast_log(x + sqrt(fabs((x - 1.0) * (x + 1.0))));
+}
+
+/* arctanh: log(1 + 2a / (1 - a)) / 2 for a = |x|; 2^-60 <= |x| < 1 */
+TITER_INLINE int titer_fast_arctanhf_ok(float x) { return TITER_F_FROM_2M60(x, 0x3f800000u); }
+TITER_INLINE float titer_fast_arctanhf(float xf) {
+    double a = titer_bits2f(titer_fabs_bits(xf)), z = a * a;
+    double taylor = a + a * z * (1.0 / 3 + z * (0.2 + z * (1.0 / 7)));
+    return titer_signed_like((float)titer_blend_d(TITER_BELOW_2M9(xf), taylor,
+                                                  0.5 * titer_fast_log(1.0 + 2.0 * a / (1.0 - a))),
+                             xf);
+}
+
+/* atan(a) for finite a >= 0: a reduced to |c| <= tan(pi/8) with one division
+ * (c = a, (a - 1) / (a + 1) + pi/4, or -1/a + pi/2), then FreeBSD's s_atan.c
+ * polynomial (good to |c| < 7/16) */
+TITER_INLINE double titer_atan_nonneg(double a) {
+    int mid = titer_d2bits(a) > 0x3fda827999fcef34ull;           /* a > tan(pi/8) */
+    int big = titer_d2bits(a) > 0x4003504f333f9de6ull;           /* a > tan(3pi/8) */
+    double num = titer_blend_d(big, -1.0, a - titer_blend_d(mid, 1.0, 0.0));
+    double den = titer_blend_d(big, a, titer_blend_d(mid, a + 1.0, 1.0));
+    double c = num / den, z = c * c, w = z * z;
+    double s1 = z * (3.33333333333329318027e-01 + w * (1.42857142725034663711e-01
+                + w * (9.09088713343650656196e-02 + w * (6.66107313738753120669e-02
+                + w * (4.97687799461593236017e-02 + w * 1.62858201153657823623e-02)))));
+    double s2 = w * (-1.99999999998764832476e-01 + w * (-1.11111104054623557880e-01
+                + w * (-7.69187620504482999495e-02 + w * (-5.83357013379057348645e-02
+                + w * -3.65315727442169155270e-02))));
+    double offset = titer_blend_d(big, 1.57079632679489661923,
+                                  titer_blend_d(mid, 0.785398163397448309616, 0.0));
+    return offset + (c - c * (s1 + s2));
+}
+
+/* arctan: 2^-60 <= |x|, finite */
+#define titer_fast_arctanf_ok titer_fast_arcsinhf_ok
+TITER_INLINE float titer_fast_arctanf(float x) {
+    return titer_signed_like((float)titer_atan_nonneg(titer_bits2f(titer_fabs_bits(x))), x);
+}
+
+/* arcsin: atan(a / sqrt((1 - a)(1 + a))), exact products in double;
+ * 2^-60 <= |x| < 1 */
+#define titer_fast_arcsinf_ok titer_fast_arctanhf_ok
+TITER_INLINE float titer_fast_arcsinf(float x) {
+    double a = titer_bits2f(titer_fabs_bits(x));
+    return titer_signed_like((float)titer_atan_nonneg(a / sqrt((1.0 - a) * (1.0 + a))), x);
+}
+
+/* arccos: 2 atan(sqrt((1 - x) / (1 + x))); |x| < 1, zero included */
+TITER_INLINE int titer_fast_arccosf_ok(float x) { return titer_fabs_bits(x) < 0x3f800000u; }
+TITER_INLINE float titer_fast_arccosf(float xf) {
+    double x = xf;
+    return (float)(2.0 * titer_atan_nonneg(sqrt((1.0 - x) / (1.0 + x))));
+}
 
 /* NumPy's float clip: isnan(x) ? x : (x > lo ? x : lo), then the same
  * against hi.  NaNs are masked to 0 on the bits before the ordered compares
