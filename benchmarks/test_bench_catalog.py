@@ -8,7 +8,9 @@ import titer
 from conftest import numexpr, torch
 
 SIZE = 2**22
-CASES = ["exp", "log", "sin", "sqrt", "power", "floor_divide", "where", "clip"]
+CASES = ["exp", "log", "sin", "sqrt", "power", "floor_divide", "where", "clip",
+         "expm1", "arctan", "arctan2", "hypot"]
+BINARY = ("power", "floor_divide", "arctan2", "hypot")
 DTYPES = ["float32", "float64"]
 
 
@@ -20,7 +22,7 @@ def make_inputs(name, dtype):
         return [a > 1.0, a, b]
     if name == "clip":
         return [a, np.array(0.5, dtype=dtype), np.array(1.5, dtype=dtype)]
-    return [a, b][:2 if name in ("power", "floor_divide") else 1]
+    return [a, b][:2 if name in BINARY else 1]
 
 
 def numpy_fn(name, inputs, out):
@@ -44,7 +46,8 @@ def torch_fn(name, inputs, out):
 
 
 NUMEXPR = {"exp": "exp(a)", "log": "log(a)", "sin": "sin(a)", "sqrt": "sqrt(a)",
-           "power": "a ** b", "where": "where(a, b, c)",
+           "power": "a ** b", "where": "where(a, b, c)", "expm1": "expm1(a)",
+           "arctan": "arctan(a)", "arctan2": "arctan2(a, b)",
            "clip": "where(a < b, b, where(a > c, c, a))"}
 
 

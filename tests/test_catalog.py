@@ -477,8 +477,49 @@ FAST64_RANGES = {"exp": ((2.0 ** -28, 708), True, (710.0, "overflow")),
                  "cos": ((2.0 ** -26, 2.0 ** 19), True, (np.inf, "invalid"))}
 
 
+def _exponent(v):
+    return (v.view(np.uint32) >> 23) & 0xff
+
+
+def _in_power_range(x, y):
+    """titer_fast_powerf_ok: x normal, positive, finite; |y| < 2^24 and
+    |y| (|exponent of x| + 1) < 120."""
+    e = np.abs(_exponent(x).astype(np.int64) - 127)
+    with np.errstate(all="ignore"):
+        bound = np.abs(y).astype(np.float64) * (e + 1)
+    return (x > 0) & (_exponent(x) >= 1) & (_exponent(x) <= 254) & (np.abs(y) < 2.0 ** 24) \
+        & (bound < 120)
+
+
+def _normal_close_exponents(y, x):
+    ey, ex = _exponent(y).astype(np.int64), _exponent(x).astype(np.int64)
+    return (ey >= 1) & (ey <= 254) & (ex >= 1) & (ex <= 254) & (np.abs(ey - ex) < 100)
+
+
+# binary float32 fast paths: op -> (which (x, y) pairs are in range, a pair
+# libm raises a warning for and the warning, or None)
+FAST2_RANGES = {"hypot": (lambda x, y: np.isfinite(x) & np.isfinite(y),
+                          ((3e38, 3e38), "overflow")),
+                "arctan2": (_normal_close_exponents, None),
+                "power": (_in_power_range, ((10.0, 50.0), "overflow"))}
+
+
+def fast2_pairs(name):
+    """In-range float32 pairs: magnitudes log-uniform over the float32 range
+    and uniform in (0, 4), both signs, then filtered by the op's range."""
+    rng = np.random.default_rng(11)
+    n = 400000
+    logu = np.exp(rng.uniform(-87, 88, (2, n))) * rng.choice([-1, 1], (2, n))
+    near = rng.uniform(-4, 4, (2, n))
+    power_like = np.stack([rng.uniform(0, 4, n), rng.uniform(-30, 30, n)])
+    x, y = np.concatenate([logu, near, power_like], axis=1).astype(np.float32)
+    keep = FAST2_RANGES[name][0](x, y)
+    return x[keep], y[keep]
+
+
 def test_every_fast_path_is_covered():
     assert set(FAST_PATH_RANGES) == {op.name for op in _ops.OPS if "f->f" in (op.fast or {})}
+    assert set(FAST2_RANGES) == {op.name for op in _ops.OPS if "ff->f" in (op.fast or {})}
     assert set(FAST64_RANGES) == {op.name for op in _ops.OPS if "d->d" in (op.fast or {})}
 
 
@@ -549,3 +590,57 @@ def test_fast_paths_over_float32_bit_patterns(name):
         value, warning = provoke
         with pytest.warns(RuntimeWarning, match=warning):
             titer.elementwise(name, None, np.concatenate([ok, [np.float32(value)]]))
+
+
+@pytest.mark.parametrize("name", sorted(FAST2_RANGES))
+def test_binary_fast_paths_within_one_ulp_of_the_rounded_result(name):
+    """In range: within 1 ULP of the float64 result rounded to float32
+    (hypot: glibc's bits), raising nothing, for contiguous pairs and a
+    repeated scalar on either side."""
+    x, y = fast2_pairs(name)
+    assert x.size > 100000
+    fn = getattr(np, name)
+    for a, b, context in ((x, y, "pairs"), (x, np.float32([2.5]), "scalar second"),
+                          (np.float32([1.5]), y, "scalar first")):
+        keep = FAST2_RANGES[name][0](*np.broadcast_arrays(a, b))
+        assert keep.sum() > 1000, context
+        a, b = (v[keep] if v.size > 1 else v for v in (a, b))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = titer.elementwise(name, None, a, b)
+        rounded = fn(a.astype(np.float64), b.astype(np.float64)).astype(np.float32)
+        if name == "hypot":
+            np.testing.assert_array_equal(got, fn(a, b), err_msg=context)
+        ulps = np.abs(got.view(np.int32).astype(np.int64) - rounded.view(np.int32))
+        assert ulps.max() <= 1, (context, np.argmax(ulps))
+
+
+@pytest.mark.parametrize("name", sorted(FAST2_RANGES))
+def test_binary_fast_paths_over_float32_bit_patterns(name):
+    """Pairs of float32 bit patterns (every 251st against a shuffle: signs,
+    zeros, subnormals, inf, NaN, in range and out of it in one block)
+    against NumPy: contiguous, a repeated scalar on either side, in place
+    into either input, strided; warnings as libm raises them."""
+    x = np.arange(0, 2 ** 32, 251, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    y = np.random.default_rng(3).permutation(x)
+    with np.errstate(all="ignore"):
+        for a, b, context in ((x, y, "pairs"), (x, np.float32(2.5), "scalar second"),
+                              (np.float32(-1.75), y, "scalar first"),
+                              (np.abs(x), y[:1], "in-range scalar")):
+            a, b = (np.asarray(v, dtype=np.float32) for v in (a, b))
+            same_as_numpy(name, titer.elementwise(name, None, a, b), getattr(np, name)(a, b),
+                          "%s %s" % (name, context))
+        expected = getattr(np, name)(x, y)
+        for into in (0, 1):
+            pair = [x.copy(), y.copy()]
+            titer.elementwise(name, pair[into], *pair)
+            same_as_numpy(name, pair[into], expected, "%s in place into input %d" % (name, into))
+        same_as_numpy(name, titer.elementwise(name, None, x[::3], y[::3]),
+                      getattr(np, name)(x[::3], y[::3]), name + " strided")
+    provoke = FAST2_RANGES[name][1]
+    if provoke is not None:
+        (px, py), warning = provoke
+        sx, sy = fast2_pairs(name)
+        with pytest.warns(RuntimeWarning, match=warning):
+            titer.elementwise(name, None, np.append(sx, np.float32(px)),
+                              np.append(sy, np.float32(py)))

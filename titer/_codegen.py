@@ -95,19 +95,23 @@ _LOOP_SHAPES = {(1, 1): "TITER_UNARY_LOOP", (2, 1): "TITER_BINARY_LOOP",
                 (2, 2): "TITER_BINARY2_LOOP"}
 
 
-# a fast-path loop's element type, its unsigned integer twin, and the bit casts
-_SPLIT_BITS = {"f->f": "float, uint32_t, titer_f2bits, titer_bits2f",
-               "d->d": "double, uint64_t, titer_d2bits, titer_bits2d"}
+# a fast-path loop's element type, its unsigned integer twin, the bit casts,
+# and (binary loops) the bits of 1.0, what out-of-range pairs become
+_SPLIT_BITS = {"f": ("float, uint32_t, titer_f2bits, titer_bits2f", "0x3f800000u"),
+               "d": ("double, uint64_t, titer_d2bits, titer_bits2d", "0x3ff0000000000000ull")}
 
 
 def emit_loop(op, sig):
     ins, outs = ops.parse_signature(sig)
     types = [ops.C_TYPE[c] for c in ins] + [ops.C_TYPE[c] for c in outs]
     fast = (op.fast or {}).get(sig)
-    if fast:
-        bits = _SPLIT_BITS[sig]          # fast paths are float32 / float64 unary loops
-        body = "TITER_SPLIT_LOOP(%s, %s, %s)" % (bits, kernel_name(op, sig),
-                                                 "%s, %s" % fast)
+    if fast:                # fast paths are float32 / float64 unary or binary loops
+        bits, one = _SPLIT_BITS[sig[0]]
+        if len(ins) == 1:
+            body = "TITER_SPLIT_LOOP(%s, %s, %s, %s)" % ((bits, kernel_name(op, sig)) + fast)
+        else:
+            body = "TITER_SPLIT_LOOP2(%s, %s, %s, %s, %s)" % ((bits, one, kernel_name(op, sig))
+                                                              + fast)
         attrs = "TITER_SIMD_CLONES "
     else:
         body = "%s(%s, %s)" % (_LOOP_SHAPES[len(ins), len(outs)], ", ".join(types),

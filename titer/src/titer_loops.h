@@ -193,6 +193,54 @@ static inline void titer_masked_run(titer_loop1d fn, int nt, char **data,
             *(T *)(o + i * so) = KERNEL(*(const T *)(x + i * sx));          \
     }
 
+/* The binary form, for a contiguous output and inputs that are contiguous
+ * or one repeated scalar (x ** 2.5): out-of-range pairs become (1, 1)
+ * (ONE_BITS) before FAST, and their output element keeps what it held, so
+ * an output that is one of the inputs still has it for KERNEL's pass. */
+#define TITER_SPLIT_BLOCK2(T, UI, TOBITS, FROMBITS, ONE_BITS, KERNEL, OK, FAST, A_AT, B_AT) \
+    for (int64_t start = 0; start < n; start += TITER_SPLIT_BLOCK) {        \
+        int64_t m = n - start < TITER_SPLIT_BLOCK ? n - start : TITER_SPLIT_BLOCK; \
+        T *bo = po + start;                                                 \
+        UI all_kept = ~(UI)0;                                               \
+        TITER_IVDEP for (int64_t i = 0; i < m; i++) {                       \
+            T va = A_AT(start + i), vb = B_AT(start + i);                   \
+            UI mask = (UI)0 - (UI)OK(va, vb);                               \
+            T f = FAST(FROMBITS((TOBITS(va) & mask) | ((UI)(ONE_BITS) & ~mask)), \
+                       FROMBITS((TOBITS(vb) & mask) | ((UI)(ONE_BITS) & ~mask))); \
+            keep[i] = mask;                                                 \
+            all_kept &= mask;                                               \
+            bo[i] = FROMBITS((TOBITS(f) & mask) | (TOBITS(bo[i]) & ~mask)); \
+        }                                                                   \
+        if (!all_kept)                                                      \
+            for (int64_t i = 0; i < m; i++)                                 \
+                if (!keep[i]) bo[i] = KERNEL(A_AT(start + i), B_AT(start + i)); \
+    }
+#define TITER_AT_X_ARRAY(i) px[i]
+#define TITER_AT_SCALAR_X(i) vx
+#define TITER_AT_Y_ARRAY(i) py[i]
+#define TITER_AT_SCALAR_Y(i) vy
+#define TITER_SPLIT_LOOP2(T, UI, TOBITS, FROMBITS, ONE_BITS, KERNEL, OK, FAST) \
+    char *o = data[0], *x = data[1], *y = data[2];                          \
+    const int64_t so = strides[0], sx = strides[1], sy = strides[2];       \
+    const int64_t item = (int64_t)sizeof(T);                               \
+    if (n <= 0) return;                                                     \
+    T *po = (T *)o; const T *px = (const T *)x, *py = (const T *)y;        \
+    const T vx = *px, vy = *py;                                             \
+    UI keep[TITER_SPLIT_BLOCK];                                             \
+    if (so == item && sx == item && sy == item) {                           \
+        TITER_SPLIT_BLOCK2(T, UI, TOBITS, FROMBITS, ONE_BITS, KERNEL, OK, FAST, \
+                           TITER_AT_X_ARRAY, TITER_AT_Y_ARRAY)                \
+    } else if (so == item && sx == item && sy == 0) {                       \
+        TITER_SPLIT_BLOCK2(T, UI, TOBITS, FROMBITS, ONE_BITS, KERNEL, OK, FAST, \
+                           TITER_AT_X_ARRAY, TITER_AT_SCALAR_Y)               \
+    } else if (so == item && sx == 0 && sy == item) {                       \
+        TITER_SPLIT_BLOCK2(T, UI, TOBITS, FROMBITS, ONE_BITS, KERNEL, OK, FAST, \
+                           TITER_AT_SCALAR_X, TITER_AT_Y_ARRAY)             \
+    } else {                                                                \
+        for (int64_t i = 0; i < n; i++)                                     \
+            *(T *)(o + i * so) = KERNEL(*(const T *)(x + i * sx), *(const T *)(y + i * sy)); \
+    }
+
 /* A cast: contiguous path plus strided walk; CONVERT is one expression. */
 #define TITER_CAST_LOOP(TS, TD, CONVERT)                                     \
     if (src_stride == (int64_t)sizeof(TS) && dst_stride == (int64_t)sizeof(TD)) { \

@@ -929,6 +929,50 @@ TITER_INLINE float titer_fast_arccosf(float xf) {
     return (float)(2.0 * titer_atan_nonneg(sqrt((1.0 - x) / (1.0 + x))));
 }
 
+/* ---- binary float32 through double: hypot, arctan2, power ---- (same
+ * rules as above; an out-of-range pair becomes (1, 1) in the loop) */
+
+/* hypot: sqrt(x^2 + y^2) in double (exact squares), as glibc's hypotf
+ * computes it: its bits; finite inputs (overflow raises as glibc's does) */
+TITER_INLINE int titer_fast_hypotf_ok(float x, float y) {
+    return (titer_fabs_bits(x) < 0x7f800000u) & (titer_fabs_bits(y) < 0x7f800000u);
+}
+TITER_INLINE float titer_fast_hypotf(float x, float y) {
+    double a = x, b = y;
+    return (float)sqrt(a * a + b * b);
+}
+
+/* arctan2(y, x): atan of the smaller of |y|, |x| over the larger (one
+ * division, never by zero), reflected into the quadrant.  Normal inputs
+ * whose exponents differ by less than 100, so no result is subnormal. */
+TITER_INLINE int titer_fast_arctan2f_ok(float y, float x) {
+    uint32_t ey = titer_fabs_bits(y) >> 23, ex = titer_fabs_bits(x) >> 23;
+    return (ey - 1u < 254u) & (ex - 1u < 254u) & (ey - ex + 99u < 199u);
+}
+TITER_INLINE float titer_fast_arctan2f(float yf, float xf) {
+    double a = titer_bits2f(titer_fabs_bits(yf)), b = titer_bits2f(titer_fabs_bits(xf));
+    int steep = (int64_t)titer_d2bits(a) > (int64_t)titer_d2bits(b);       /* |y| > |x| */
+    double t = titer_atan_nonneg(titer_blend_d(steep, b, a) / titer_blend_d(steep, a, b));
+    t = titer_blend_d(steep, 1.57079632679489661923 - t, t);
+    t = titer_blend_d((int)(titer_f2bits(xf) >> 31), 3.14159265358979323846 - t, t);
+    return titer_signed_like((float)t, yf);
+}
+
+/* power: exp(y log x) in double, for x normal positive finite and
+ * |y (log2 x)| < 120 (bounded by |y| (|exponent of x| + 1), on the bits and
+ * a product of finite values), so the result is normal and finite; an error
+ * of 2^-45 relative to the result at most */
+TITER_INLINE int titer_fast_powerf_ok(float x, float y) {
+    uint32_t small_y = 0u - (uint32_t)(titer_fabs_bits(y) < 0x4b800000u);   /* |y| < 2^24 */
+    int32_t e = (int32_t)(titer_f2bits(x) >> 23) - 127;
+    float bound = titer_bits2f(titer_fabs_bits(y) & small_y) * (float)((e < 0 ? -e : e) + 1);
+    return (titer_f2bits(x) - 0x00800000u < 0x7f000000u) & (small_y != 0)
+           & (titer_f2bits(bound) < 0x42f00000u);                             /* < 120 */
+}
+TITER_INLINE float titer_fast_powerf(float x, float y) {
+    return (float)titer_fast_exp((double)y * titer_fast_log((double)x));
+}
+
 /* NumPy's float clip: isnan(x) ? x : (x > lo ? x : lo), then the same
  * against hi.  NaNs are masked to 0 on the bits before the ordered compares
  * (which raise 'invalid' on NaN in vector form) and restored after, so the
