@@ -577,9 +577,10 @@ def test_fast_paths_over_float32_bit_patterns(name):
     with np.errstate(all="ignore"):
         expected = getattr(np, name)(x)
     same_as_numpy(name, titer_call(name, None, x), expected, name)
-    inplace = x.copy()
-    titer_call(name, inplace, inplace)
-    same_as_numpy(name, inplace, expected, name + " in place")
+    for step in (1, 5000):               # whole (threads, chunks), one loop call
+        inplace = x[::step].copy()
+        titer_call(name, inplace, inplace)
+        same_as_numpy(name, inplace, expected[::step], "%s in place, step %d" % (name, step))
     ok = fast_path_inputs(name, x)
     for sample in (ok, ok[::-1][:1000]):
         with warnings.catch_warnings():
@@ -630,11 +631,15 @@ def test_binary_fast_paths_over_float32_bit_patterns(name):
             a, b = (np.asarray(v, dtype=np.float32) for v in (a, b))
             same_as_numpy(name, titer.elementwise(name, None, a, b), getattr(np, name)(a, b),
                           "%s %s" % (name, context))
-        expected = getattr(np, name)(x, y)
-        for into in (0, 1):
-            pair = [x.copy(), y.copy()]
-            titer.elementwise(name, pair[into], *pair)
-            same_as_numpy(name, pair[into], expected, "%s in place into input %d" % (name, into))
+        # in place, whole (threads, chunks) and a small sample (one loop call
+        # over the output that is the input)
+        for step in (1, 5000):
+            expected = getattr(np, name)(x[::step], y[::step])
+            for into in (0, 1):
+                pair = [x[::step].copy(), y[::step].copy()]
+                titer.elementwise(name, pair[into], *pair)
+                same_as_numpy(name, pair[into], expected,
+                              "%s in place into input %d, step %d" % (name, into, step))
         same_as_numpy(name, titer.elementwise(name, None, x[::3], y[::3]),
                       getattr(np, name)(x[::3], y[::3]), name + " strided")
     provoke = FAST2_RANGES[name][1]
