@@ -543,21 +543,29 @@ TITER_CPLX_DEFS(D, titer_cdouble, double, , CMPLX)
  * value for every element, then redoes the out-of-range ones (NaN, inf,
  * overflow, subnormals, zero, negatives) with libm, so special values and
  * FP flags are libm's. */
-TITER_INLINE float titer_bits2f(uint32_t u) { union { uint32_t i; float f; } v; v.i = u; return v.f; }
-TITER_INLINE uint32_t titer_f2bits(float f) { union { uint32_t i; float f; } v; v.f = f; return v.i; }
-TITER_INLINE double titer_bits2d(uint64_t u) { union { uint64_t i; double d; } v; v.i = u; return v.d; }
-TITER_INLINE uint64_t titer_d2bits(double d) { union { uint64_t i; double d; } v; v.d = d; return v.i; }
+/* forced: a helper several fast paths share (the double log, atan) is
+ * otherwise left out of line in some translation units, and a call in the
+ * loop body stops it vectorizing */
+#if defined(__GNUC__)
+#define TITER_FAST_INLINE static inline __attribute__((always_inline))
+#else
+#define TITER_FAST_INLINE static inline
+#endif
+TITER_FAST_INLINE float titer_bits2f(uint32_t u) { union { uint32_t i; float f; } v; v.i = u; return v.f; }
+TITER_FAST_INLINE uint32_t titer_f2bits(float f) { union { uint32_t i; float f; } v; v.f = f; return v.i; }
+TITER_FAST_INLINE double titer_bits2d(uint64_t u) { union { uint64_t i; double d; } v; v.i = u; return v.d; }
+TITER_FAST_INLINE uint64_t titer_d2bits(double d) { union { uint64_t i; double d; } v; v.d = d; return v.i; }
 
 /* sin or cos from the kernels' s and c by the quadrant n of the reduction
  * (c where n is odd, negated where n & 2): on the bits, so loops vectorize */
-TITER_INLINE double titer_quadrant_pick(double s, double c, uint64_t n) {
+TITER_FAST_INLINE double titer_quadrant_pick(double s, double c, uint64_t n) {
     uint64_t odd = 0 - (n & 1);
     return titer_bits2d(((titer_d2bits(c) & odd) | (titer_d2bits(s) & ~odd)) ^ ((n & 2) << 62));
 }
 
 /* e^r * 2^n for |r| <= ln2 / 2 and an integral n with 2^n normal (Cephes'
  * expf polynomial): the body of the exp and exp2 paths */
-TITER_INLINE float titer_expf_scaled(float r, float n) {
+TITER_FAST_INLINE float titer_expf_scaled(float r, float n) {
     float p = 1.9875691500E-4f;
     p = p * r + 1.3981999507E-3f;
     p = p * r + 8.3334519073E-3f;
@@ -568,20 +576,20 @@ TITER_INLINE float titer_expf_scaled(float r, float n) {
     return p * titer_bits2f((uint32_t)(((int32_t)n + 127) << 23));
 }
 
-TITER_INLINE int titer_fast_expf_ok(float x) {
+TITER_FAST_INLINE int titer_fast_expf_ok(float x) {
     return (titer_f2bits(x) & 0x7fffffffu) < 0x42ae0000u;      /* |x| < 87 */
 }
-TITER_INLINE float titer_fast_expf(float x) {
+TITER_FAST_INLINE float titer_fast_expf(float x) {
     float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
     float r = x - n * 0.693359375f;                    /* ln 2 in two parts */
     return titer_expf_scaled(r - n * -2.12194440e-4f, n);
 }
 
-TITER_INLINE int titer_fast_logf_ok(float x) {
+TITER_FAST_INLINE int titer_fast_logf_ok(float x) {
     uint32_t u = titer_f2bits(x);
     return u - 0x00800000u < 0x7f000000u;        /* normal, positive, finite */
 }
-TITER_INLINE float titer_fast_logf(float x) {
+TITER_FAST_INLINE float titer_fast_logf(float x) {
     uint32_t u = titer_f2bits(x);
     int32_t e = (int32_t)(u >> 23) - 126;        /* x = m * 2^e, m in [0.5, 1) */
     float m = titer_bits2f((u & 0x007fffffu) | 0x3f000000u);
@@ -609,10 +617,10 @@ TITER_INLINE float titer_fast_logf(float x) {
  * polynomial; within 1 ULP of the correctly rounded exp2 on every float32 with
  * |x| < 126 (checked exhaustively against double exp2), where the result is
  * normal and finite. */
-TITER_INLINE int titer_fast_exp2f_ok(float x) {
+TITER_FAST_INLINE int titer_fast_exp2f_ok(float x) {
     return (titer_f2bits(x) & 0x7fffffffu) < 0x42fc0000u;      /* |x| < 126 */
 }
-TITER_INLINE float titer_fast_exp2f(float x) {
+TITER_FAST_INLINE float titer_fast_exp2f(float x) {
     float n = (x + 12582912.0f) - 12582912.0f;                /* rint(x) */
     return titer_expf_scaled((x - n) * 0.693147180559945309f, n);
 }
@@ -623,10 +631,10 @@ TITER_INLINE float titer_fast_exp2f(float x) {
  * in range (checked exhaustively against double tanh).  Out of range: |x| <
  * 2^-12 (tanh(x) is x to the last bits; libm raises underflow for the
  * subnormals), |x| >= 43, NaN, inf. */
-TITER_INLINE int titer_fast_tanhf_ok(float x) {
+TITER_FAST_INLINE int titer_fast_tanhf_ok(float x) {
     return (titer_f2bits(x) & 0x7fffffffu) - 0x39800000u < 0x422c0000u - 0x39800000u;
 }
-TITER_INLINE float titer_fast_tanhf(float x) {
+TITER_FAST_INLINE float titer_fast_tanhf(float x) {
     uint32_t sign = titer_f2bits(x) & 0x80000000u;
     float ax = titer_bits2f(titer_f2bits(x) ^ sign);
     float big = 1.0f - 2.0f / (titer_fast_expf(2.0f * ax) + 1.0f);
@@ -648,12 +656,12 @@ TITER_INLINE float titer_fast_tanhf(float x) {
  * result on every float32 with 2^-126 <= |x| < 2^20 (checked exhaustively
  * against double sin/cos).  The quadrant is read from the low bits of the
  * rounding constant's sum, since AVX2 has no vector double -> int64. */
-TITER_INLINE int titer_fast_sincosf_ok(float x) {
+TITER_FAST_INLINE int titer_fast_sincosf_ok(float x) {
     return (titer_f2bits(x) & 0x7fffffffu) - 0x00800000u < 0x49800000u - 0x00800000u;
 }
 /* x = q pi/2 + r: the double kernels' sin r and cos r into *s and *c, and
  * the quadrant n (q in the low bits) returned */
-TITER_INLINE uint64_t titer_sincosf_kernels(float xf, double *s, double *c) {
+TITER_FAST_INLINE uint64_t titer_sincosf_kernels(float xf, double *s, double *c) {
     double x = xf;
     double big = x * 6.36619772367581382433e-01 + 6755399441055744.0;      /* 1.5 * 2^52 */
     double q = big - 6755399441055744.0;
@@ -665,15 +673,15 @@ TITER_INLINE uint64_t titer_sincosf_kernels(float xf, double *s, double *c) {
          + (w * z) * (-0x16c087e80f1e27.0p-62 + z * 0x199342e0ee5069.0p-68);
     return titer_d2bits(big);
 }
-TITER_INLINE float titer_sincosf_quadrant(float x, uint64_t shift) {   /* shift 0: sin, 1: cos */
+TITER_FAST_INLINE float titer_sincosf_quadrant(float x, uint64_t shift) {   /* shift 0: sin, 1: cos */
     double s, c;
     uint64_t n = titer_sincosf_kernels(x, &s, &c);
     return (float)titer_quadrant_pick(s, c, n + shift);
 }
 #define titer_fast_sinf_ok titer_fast_sincosf_ok
 #define titer_fast_cosf_ok titer_fast_sincosf_ok
-TITER_INLINE float titer_fast_sinf(float x) { return titer_sincosf_quadrant(x, 0); }
-TITER_INLINE float titer_fast_cosf(float x) { return titer_sincosf_quadrant(x, 1); }
+TITER_FAST_INLINE float titer_fast_sinf(float x) { return titer_sincosf_quadrant(x, 0); }
+TITER_FAST_INLINE float titer_fast_cosf(float x) { return titer_sincosf_quadrant(x, 1); }
 
 /* float64 exp: FreeBSD's e_exp.c without its branches: k = rint(x / ln 2),
  * r = hi - lo with ln 2 in two parts (k * head exact), then the rational
@@ -681,11 +689,11 @@ TITER_INLINE float titer_fast_cosf(float x) { return titer_sincosf_quadrant(x, 1
  * (k from the rounding constant's sum).  Within 1 ULP of glibc's exp on 2e8
  * random |x| in [2^-28, 708) (93% the same bits); the range keeps r * r
  * from underflowing and the result normal. */
-TITER_INLINE int titer_fast_exp_ok(double x) {
+TITER_FAST_INLINE int titer_fast_exp_ok(double x) {
     return (titer_d2bits(x) & 0x7fffffffffffffffull) - 0x3e30000000000000ull
            < 0x4086200000000000ull - 0x3e30000000000000ull;       /* 2^-28 <= |x| < 708 */
 }
-TITER_INLINE double titer_fast_exp(double x) {
+TITER_FAST_INLINE double titer_fast_exp(double x) {
     double big = x * 1.44269504088896338700e+00 + 6755399441055744.0;     /* 1.5 * 2^52 */
     double k = big - 6755399441055744.0;
     double hi = x - k * 6.93147180369123816490e-01;
@@ -704,11 +712,11 @@ TITER_INLINE double titer_fast_exp(double x) {
  * polynomial R(s^2), and k ln 2 in two parts; k becomes a double through the
  * 2^52 constant (AVX2 has no vector int64 -> double).  Within 1 ULP of
  * glibc's log on 1e8 random normal inputs (97% the same bits). */
-TITER_INLINE int titer_fast_log_ok(double x) {
+TITER_FAST_INLINE int titer_fast_log_ok(double x) {
     return titer_d2bits(x) - 0x0010000000000000ull
            < 0x7ff0000000000000ull - 0x0010000000000000ull;        /* normal, positive, finite */
 }
-TITER_INLINE double titer_fast_log(double x) {
+TITER_FAST_INLINE double titer_fast_log(double x) {
     uint64_t ix = titer_d2bits(x);
     uint64_t hx = (ix >> 32) + (0x3ff00000u - 0x3fe6a09eu);
     double k = titer_bits2d(((hx >> 20) + 1) | 0x4330000000000000ull) - 4503599627371520.0;
@@ -732,7 +740,7 @@ TITER_INLINE double titer_fast_log(double x) {
  * glibc's log10f is a scalar call 2.5x slower; its log2f is fast and nearly
  * correctly rounded, so log2 keeps it.  Range: normal positive finite. */
 #define titer_fast_log10f_ok titer_fast_logf_ok
-TITER_INLINE float titer_fast_log10f(float x) {
+TITER_FAST_INLINE float titer_fast_log10f(float x) {
     return (float)(titer_fast_log((double)x) * 0.434294481903251827651);
 }
 
@@ -742,11 +750,11 @@ TITER_INLINE float titer_fast_log10f(float x) {
  * quadrant picking one and its sign.  Within 1 ULP of glibc on 5e7 random
  * inputs with 2^-26 <= |x| < 2^19 (97.7% the same bits); below 2^-26 y0 * y0
  * could underflow. */
-TITER_INLINE int titer_fast_sincos_ok(double x) {
+TITER_FAST_INLINE int titer_fast_sincos_ok(double x) {
     return (titer_d2bits(x) & 0x7fffffffffffffffull) - 0x3e50000000000000ull
            < 0x4120000000000000ull - 0x3e50000000000000ull;     /* 2^-26 <= |x| < 2^19 */
 }
-TITER_INLINE double titer_sincos_quadrant(double x, uint64_t shift) {  /* shift 0: sin, 1: cos */
+TITER_FAST_INLINE double titer_sincos_quadrant(double x, uint64_t shift) {  /* shift 0: sin, 1: cos */
     double big = x * 6.36619772367581382433e-01 + 6755399441055744.0;
     double q = big - 6755399441055744.0;
     double t = x - q * 1.57079632673412561417e+00;
@@ -772,8 +780,8 @@ TITER_INLINE double titer_sincos_quadrant(double x, uint64_t shift) {  /* shift 
 }
 #define titer_fast_sin_ok titer_fast_sincos_ok
 #define titer_fast_cos_ok titer_fast_sincos_ok
-TITER_INLINE double titer_fast_sin(double x) { return titer_sincos_quadrant(x, 0); }
-TITER_INLINE double titer_fast_cos(double x) { return titer_sincos_quadrant(x, 1); }
+TITER_FAST_INLINE double titer_fast_sin(double x) { return titer_sincos_quadrant(x, 0); }
+TITER_FAST_INLINE double titer_fast_cos(double x) { return titer_sincos_quadrant(x, 1); }
 
 /* ---- float32 through double: expm1, log1p, sinh, cosh, tan, cbrt,
  * arcsinh, arccosh, arctanh, arctan, arcsin, arccos ----
@@ -784,40 +792,40 @@ TITER_INLINE double titer_fast_cos(double x) { return titer_sincos_quadrant(x, 1
  * a formula cancels near zero a short Taylor series in double takes over
  * below 2^-9, picked by a mask; every formula computes nothing that raises a
  * flag in range or on the zero the loop puts in out-of-range lanes. */
-TITER_INLINE double titer_blend_d(int use_x, double x, double y) {
+TITER_FAST_INLINE double titer_blend_d(int use_x, double x, double y) {
     uint64_t m = 0 - (uint64_t)use_x;
     return titer_bits2d((titer_d2bits(x) & m) | (titer_d2bits(y) & ~m));
 }
-TITER_INLINE uint32_t titer_fabs_bits(float x) { return titer_f2bits(x) & 0x7fffffffu; }
-TITER_INLINE float titer_signed_like(float magnitude, float x) {     /* odd functions */
+TITER_FAST_INLINE uint32_t titer_fabs_bits(float x) { return titer_f2bits(x) & 0x7fffffffu; }
+TITER_FAST_INLINE float titer_signed_like(float magnitude, float x) {     /* odd functions */
     return titer_bits2f(titer_f2bits(magnitude) | (titer_f2bits(x) & 0x80000000u));
 }
 #define TITER_BELOW_2M9(x) (titer_fabs_bits(x) < 0x3b000000u)        /* |x| < 2^-9 */
 #define TITER_F_FROM_2M60(x, hi) (titer_fabs_bits(x) - 0x21800000u < (hi) - 0x21800000u)
 
 /* 2^-60 <= |x| < 88 (expm1(88) < FLT_MAX) */
-TITER_INLINE int titer_fast_expm1f_ok(float x) { return TITER_F_FROM_2M60(x, 0x42b00000u); }
-TITER_INLINE float titer_fast_expm1f(float xf) {
+TITER_FAST_INLINE int titer_fast_expm1f_ok(float x) { return TITER_F_FROM_2M60(x, 0x42b00000u); }
+TITER_FAST_INLINE float titer_fast_expm1f(float xf) {
     double x = xf;
     double taylor = x + x * x * (0.5 + x * (1.0 / 6 + x * (1.0 / 24 + x * (1.0 / 120))));
     return (float)titer_blend_d(TITER_BELOW_2M9(xf), taylor, titer_fast_exp(x) - 1.0);
 }
 
 /* -1 < x, 2^-60 <= |x|, finite; 1 + x is exact in double from 2^-29 up */
-TITER_INLINE int titer_fast_log1pf_ok(float x) {
+TITER_FAST_INLINE int titer_fast_log1pf_ok(float x) {
     uint32_t u = titer_f2bits(x);
     return (u - 0x21800000u < 0x7f800000u - 0x21800000u)
            | (u - 0xa1800000u < 0xbf800000u - 0xa1800000u);
 }
-TITER_INLINE float titer_fast_log1pf(float xf) {
+TITER_FAST_INLINE float titer_fast_log1pf(float xf) {
     double x = xf;
     double taylor = x - x * x * (0.5 - x * (1.0 / 3 - x * (0.25 - x * (0.2 - x * (1.0 / 6)))));
     return (float)titer_blend_d(TITER_BELOW_2M9(xf), taylor, titer_fast_log(1.0 + x));
 }
 
 /* sinh: 2^-60 <= |x| < 89 (sinh(89) < FLT_MAX) */
-TITER_INLINE int titer_fast_sinhf_ok(float x) { return TITER_F_FROM_2M60(x, 0x42b20000u); }
-TITER_INLINE float titer_fast_sinhf(float xf) {
+TITER_FAST_INLINE int titer_fast_sinhf_ok(float x) { return TITER_F_FROM_2M60(x, 0x42b20000u); }
+TITER_FAST_INLINE float titer_fast_sinhf(float xf) {
     double a = titer_bits2f(titer_fabs_bits(xf)), z = a * a;
     double taylor = a + a * z * (1.0 / 6 + z * (1.0 / 120 + z * (1.0 / 5040)));
     double e = titer_fast_exp(a);
@@ -826,8 +834,8 @@ TITER_INLINE float titer_fast_sinhf(float xf) {
 }
 
 /* cosh: |x| < 89, zero and subnormals included (no cancellation) */
-TITER_INLINE int titer_fast_coshf_ok(float x) { return titer_fabs_bits(x) < 0x42b20000u; }
-TITER_INLINE float titer_fast_coshf(float x) {
+TITER_FAST_INLINE int titer_fast_coshf_ok(float x) { return titer_fabs_bits(x) < 0x42b20000u; }
+TITER_FAST_INLINE float titer_fast_coshf(float x) {
     double e = titer_fast_exp((double)x);
     return (float)(0.5 * (e + 1.0 / e));
 }
@@ -835,7 +843,7 @@ TITER_INLINE float titer_fast_coshf(float x) {
 /* tan: sin r / cos r, or -cos r / sin r in odd quadrants, from the sin and
  * cos kernels; same range as they have */
 #define titer_fast_tanf_ok titer_fast_sincosf_ok
-TITER_INLINE float titer_fast_tanf(float x) {
+TITER_FAST_INLINE float titer_fast_tanf(float x) {
     double s, c;
     uint64_t odd = 0 - (titer_sincosf_kernels(x, &s, &c) & 1);
     double num = titer_bits2d((titer_d2bits(c) & odd) | (titer_d2bits(s) & ~odd));
@@ -847,10 +855,10 @@ TITER_INLINE float titer_fast_tanf(float x) {
 /* cbrt: FreeBSD's s_cbrtf.c: a 5-bit guess from the bits (exponent / 3),
  * then two Newton steps in double (16, then 47 bits); the / 3 in double, as
  * AVX2 has no vector integer division.  Range: normal, finite, both signs. */
-TITER_INLINE int titer_fast_cbrtf_ok(float x) {
+TITER_FAST_INLINE int titer_fast_cbrtf_ok(float x) {
     return titer_fabs_bits(x) - 0x00800000u < 0x7f000000u;
 }
-TITER_INLINE float titer_fast_cbrtf(float xf) {
+TITER_FAST_INLINE float titer_fast_cbrtf(float xf) {
     int32_t third = (int32_t)((double)(int32_t)titer_fabs_bits(xf) * (1.0 / 3));
     double t = titer_signed_like(titer_bits2f((uint32_t)third + 709958130u), xf);
     double x = xf, r = t * t * t;
@@ -860,8 +868,8 @@ TITER_INLINE float titer_fast_cbrtf(float xf) {
 }
 
 /* arcsinh: log(a + sqrt(a^2 + 1)) for a = |x|; 2^-60 <= |x|, finite */
-TITER_INLINE int titer_fast_arcsinhf_ok(float x) { return TITER_F_FROM_2M60(x, 0x7f800000u); }
-TITER_INLINE float titer_fast_arcsinhf(float xf) {
+TITER_FAST_INLINE int titer_fast_arcsinhf_ok(float x) { return TITER_F_FROM_2M60(x, 0x7f800000u); }
+TITER_FAST_INLINE float titer_fast_arcsinhf(float xf) {
     double a = titer_bits2f(titer_fabs_bits(xf)), z = a * a;
     double taylor = a - a * z * (1.0 / 6 - z * (3.0 / 40 - z * (15.0 / 336)));
     return titer_signed_like((float)titer_blend_d(TITER_BELOW_2M9(xf), taylor,
@@ -870,17 +878,17 @@ TITER_INLINE float titer_fast_arcsinhf(float xf) {
 
 /* arccosh: log(x + sqrt((x - 1)(x + 1))) for 1 <= x < inf; the fabs keeps
  * the zero of out-of-range lanes from a sqrt(-1) */
-TITER_INLINE int titer_fast_arccoshf_ok(float x) {
+TITER_FAST_INLINE int titer_fast_arccoshf_ok(float x) {
     return titer_f2bits(x) - 0x3f800000u < 0x7f800000u - 0x3f800000u;
 }
-TITER_INLINE float titer_fast_arccoshf(float xf) {
+TITER_FAST_INLINE float titer_fast_arccoshf(float xf) {
     double x = xf;
     return (float)titer_fast_log(x + sqrt(fabs((x - 1.0) * (x + 1.0))));
 }
 
 /* arctanh: log(1 + 2a / (1 - a)) / 2 for a = |x|; 2^-60 <= |x| < 1 */
-TITER_INLINE int titer_fast_arctanhf_ok(float x) { return TITER_F_FROM_2M60(x, 0x3f800000u); }
-TITER_INLINE float titer_fast_arctanhf(float xf) {
+TITER_FAST_INLINE int titer_fast_arctanhf_ok(float x) { return TITER_F_FROM_2M60(x, 0x3f800000u); }
+TITER_FAST_INLINE float titer_fast_arctanhf(float xf) {
     double a = titer_bits2f(titer_fabs_bits(xf)), z = a * a;
     double taylor = a + a * z * (1.0 / 3 + z * (0.2 + z * (1.0 / 7)));
     return titer_signed_like((float)titer_blend_d(TITER_BELOW_2M9(xf), taylor,
@@ -891,7 +899,7 @@ TITER_INLINE float titer_fast_arctanhf(float xf) {
 /* atan(a) for finite a >= 0: a reduced to |c| <= tan(pi/8) with one division
  * (c = a, (a - 1) / (a + 1) + pi/4, or -1/a + pi/2), then FreeBSD's s_atan.c
  * polynomial (good to |c| < 7/16) */
-TITER_INLINE double titer_atan_nonneg(double a) {
+TITER_FAST_INLINE double titer_atan_nonneg(double a) {
     int mid = titer_d2bits(a) > 0x3fda827999fcef34ull;           /* a > tan(pi/8) */
     int big = titer_d2bits(a) > 0x4003504f333f9de6ull;           /* a > tan(3pi/8) */
     double num = titer_blend_d(big, -1.0, a - titer_blend_d(mid, 1.0, 0.0));
@@ -910,21 +918,21 @@ TITER_INLINE double titer_atan_nonneg(double a) {
 
 /* arctan: 2^-60 <= |x|, finite */
 #define titer_fast_arctanf_ok titer_fast_arcsinhf_ok
-TITER_INLINE float titer_fast_arctanf(float x) {
+TITER_FAST_INLINE float titer_fast_arctanf(float x) {
     return titer_signed_like((float)titer_atan_nonneg(titer_bits2f(titer_fabs_bits(x))), x);
 }
 
 /* arcsin: atan(a / sqrt((1 - a)(1 + a))), exact products in double;
  * 2^-60 <= |x| < 1 */
 #define titer_fast_arcsinf_ok titer_fast_arctanhf_ok
-TITER_INLINE float titer_fast_arcsinf(float x) {
+TITER_FAST_INLINE float titer_fast_arcsinf(float x) {
     double a = titer_bits2f(titer_fabs_bits(x));
     return titer_signed_like((float)titer_atan_nonneg(a / sqrt((1.0 - a) * (1.0 + a))), x);
 }
 
 /* arccos: 2 atan(sqrt((1 - x) / (1 + x))); |x| < 1, zero included */
-TITER_INLINE int titer_fast_arccosf_ok(float x) { return titer_fabs_bits(x) < 0x3f800000u; }
-TITER_INLINE float titer_fast_arccosf(float xf) {
+TITER_FAST_INLINE int titer_fast_arccosf_ok(float x) { return titer_fabs_bits(x) < 0x3f800000u; }
+TITER_FAST_INLINE float titer_fast_arccosf(float xf) {
     double x = xf;
     return (float)(2.0 * titer_atan_nonneg(sqrt((1.0 - x) / (1.0 + x))));
 }
@@ -934,10 +942,10 @@ TITER_INLINE float titer_fast_arccosf(float xf) {
 
 /* hypot: sqrt(x^2 + y^2) in double (exact squares), as glibc's hypotf
  * computes it: its bits; finite inputs (overflow raises as glibc's does) */
-TITER_INLINE int titer_fast_hypotf_ok(float x, float y) {
+TITER_FAST_INLINE int titer_fast_hypotf_ok(float x, float y) {
     return (titer_fabs_bits(x) < 0x7f800000u) & (titer_fabs_bits(y) < 0x7f800000u);
 }
-TITER_INLINE float titer_fast_hypotf(float x, float y) {
+TITER_FAST_INLINE float titer_fast_hypotf(float x, float y) {
     double a = x, b = y;
     return (float)sqrt(a * a + b * b);
 }
@@ -945,11 +953,11 @@ TITER_INLINE float titer_fast_hypotf(float x, float y) {
 /* arctan2(y, x): atan of the smaller of |y|, |x| over the larger (one
  * division, never by zero), reflected into the quadrant.  Normal inputs
  * whose exponents differ by less than 100, so no result is subnormal. */
-TITER_INLINE int titer_fast_arctan2f_ok(float y, float x) {
+TITER_FAST_INLINE int titer_fast_arctan2f_ok(float y, float x) {
     uint32_t ey = titer_fabs_bits(y) >> 23, ex = titer_fabs_bits(x) >> 23;
     return (ey - 1u < 254u) & (ex - 1u < 254u) & (ey - ex + 99u < 199u);
 }
-TITER_INLINE float titer_fast_arctan2f(float yf, float xf) {
+TITER_FAST_INLINE float titer_fast_arctan2f(float yf, float xf) {
     double a = titer_bits2f(titer_fabs_bits(yf)), b = titer_bits2f(titer_fabs_bits(xf));
     int steep = (int64_t)titer_d2bits(a) > (int64_t)titer_d2bits(b);       /* |y| > |x| */
     double t = titer_atan_nonneg(titer_blend_d(steep, b, a) / titer_blend_d(steep, a, b));
@@ -962,14 +970,14 @@ TITER_INLINE float titer_fast_arctan2f(float yf, float xf) {
  * |y (log2 x)| < 120 (bounded by |y| (|exponent of x| + 1), on the bits and
  * a product of finite values), so the result is normal and finite; an error
  * of 2^-45 relative to the result at most */
-TITER_INLINE int titer_fast_powerf_ok(float x, float y) {
+TITER_FAST_INLINE int titer_fast_powerf_ok(float x, float y) {
     uint32_t small_y = 0u - (uint32_t)(titer_fabs_bits(y) < 0x4b800000u);   /* |y| < 2^24 */
     int32_t e = (int32_t)(titer_f2bits(x) >> 23) - 127;
     float bound = titer_bits2f(titer_fabs_bits(y) & small_y) * (float)((e < 0 ? -e : e) + 1);
     return (titer_f2bits(x) - 0x00800000u < 0x7f000000u) & (small_y != 0)
            & (titer_f2bits(bound) < 0x42f00000u);                             /* < 120 */
 }
-TITER_INLINE float titer_fast_powerf(float x, float y) {
+TITER_FAST_INLINE float titer_fast_powerf(float x, float y) {
     return (float)titer_fast_exp((double)y * titer_fast_log((double)x));
 }
 
