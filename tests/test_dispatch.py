@@ -51,7 +51,8 @@ def test_differential_suite_under_every_other_runnable_level(level):
          os.path.join(TESTS, "test_catalog.py")
          + "::test_binary_fast_paths_within_one_ulp_of_the_rounded_result",
          os.path.join(TESTS, "test_catalog.py")
-         + "::test_binary_fast_paths_over_float32_bit_patterns"],
+         + "::test_binary_fast_paths_over_float32_bit_patterns",
+         os.path.join(TESTS, "test_catalog.py") + "::test_float64_hypot_fast_path"],
         env=dict(os.environ, TITER_CPU_DISPATCH=level, PYTHONPATH=IMPORT_PATH),
         capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]

@@ -153,6 +153,7 @@ _FAST_PATHS.update({name: {"f->f": name + "f"} for name in (
 # (not logaddexp/logaddexp2: NumPy's float32 formula is off by thousands of
 # ULP where the result nears zero, and a double one would not give its answers)
 _FAST_PATHS.update({name: {"ff->f": name + "f"} for name in ("hypot", "arctan2", "power")})
+_FAST_PATHS["hypot"]["dd->d"] = "hypot"
 
 
 def _fast(name):

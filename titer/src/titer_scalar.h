@@ -535,8 +535,8 @@ TITER_CPLX_DEFS(D, titer_cdouble, double, , CMPLX)
                                              default: titer_clip_complex_D)((a), (b), (c))
 
 /* ---- fast paths (float32 exp/exp2/log/log10/tanh/sin/cos, float64
- * exp/log/sin/cos, and float32 through double below them): branch-free, so
- * loops vectorize ----
+ * exp/log/sin/cos/hypot, and float32 through double below them):
+ * branch-free, so loops vectorize ----
  * Each has a range test on the bits (no FP compares, so no flags) and a
  * polynomial (Cephes'; FreeBSD's for sin/cos and the float64 ones) within 1
  * ULP there (see each); a loop computes the fast
@@ -979,6 +979,31 @@ TITER_FAST_INLINE int titer_fast_powerf_ok(float x, float y) {
 }
 TITER_FAST_INLINE float titer_fast_powerf(float x, float y) {
     return (float)titer_fast_exp((double)y * titer_fast_log((double)x));
+}
+
+/* float64 hypot: musl's hypot without its scaling: each square as an exact
+ * hi + lo pair (Dekker's split by 2^27 + 1, no FMA), the larger operand's
+ * last, summed small to large, one sqrt.  Range: each of |x|, |y| zero or
+ * in [2^-450, 2^450], so every partial product is normal and the sum finite. */
+TITER_FAST_INLINE int titer_hypot_operand_ok(double x) {
+    uint64_t a = titer_d2bits(x) & 0x7fffffffffffffffull;
+    return (a == 0) | (a - 0x23d0000000000000ull < 0x5c10000000000000ull - 0x23d0000000000000ull);
+}
+TITER_FAST_INLINE int titer_fast_hypot_ok(double x, double y) {
+    return titer_hypot_operand_ok(x) & titer_hypot_operand_ok(y);
+}
+TITER_FAST_INLINE double titer_square_lo(double x, double hi) {
+    double xc = x * 134217729.0;
+    double xh = x - xc + xc, xl = x - xh;
+    return xh * xh - hi + 2.0 * xh * xl + xl * xl;
+}
+TITER_FAST_INLINE double titer_fast_hypot(double x, double y) {
+    uint64_t ax = titer_d2bits(x) & 0x7fffffffffffffffull;
+    uint64_t ay = titer_d2bits(y) & 0x7fffffffffffffffull;
+    int swap = ay > ax;
+    double big = titer_bits2d(swap ? ay : ax), small = titer_bits2d(swap ? ax : ay);
+    double hb = big * big, hs = small * small;
+    return sqrt(titer_square_lo(small, hs) + titer_square_lo(big, hb) + hs + hb);
 }
 
 /* NumPy's float clip: isnan(x) ? x : (x > lo ? x : lo), then the same
