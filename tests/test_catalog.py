@@ -496,23 +496,49 @@ def _normal_close_exponents(y, x):
     return (ey >= 1) & (ey <= 254) & (ex >= 1) & (ex <= 254) & (np.abs(ey - ex) < 100)
 
 
+def _divisor_normal_quotient_below_2_27(x, y):
+    """titer_fast_fmodf_ok: y normal, x finite, exponent(x) - exponent(y) < 27."""
+    ex, ey = _exponent(x).astype(np.int64), _exponent(y).astype(np.int64)
+    return (ey >= 1) & (ey <= 254) & (ex <= 254) & (ex - ey < 27)
+
+
+def _floor_divide_range(x, y):
+    """titer_fast_floor_dividef_ok: also x zero or x / y not below 2^-100."""
+    ex, ey = _exponent(x).astype(np.int64), _exponent(y).astype(np.int64)
+    return _divisor_normal_quotient_below_2_27(x, y) & ((ex - ey > -100) | (x == 0))
+
+
 # binary float32 fast paths: op -> (which (x, y) pairs are in range, a pair
 # libm raises a warning for and the warning, or None)
-FAST2_RANGES = {"hypot": (lambda x, y: np.isfinite(x) & np.isfinite(y),
+FAST2_RANGES = {"fmod": (_divisor_normal_quotient_below_2_27, ((1.0, 0.0), "invalid")),
+                "remainder": (_divisor_normal_quotient_below_2_27, ((1.0, 0.0), "invalid")),
+                "floor_divide": (_floor_divide_range, ((1.0, 0.0), "divide")),
+                "hypot": (lambda x, y: np.isfinite(x) & np.isfinite(y),
                           ((3e38, 3e38), "overflow")),
                 "arctan2": (_normal_close_exponents, None),
                 "power": (_in_power_range, ((10.0, 50.0), "overflow"))}
 
 
+# fast paths that give NumPy's bits (glibc's hypotf formula; fmod exact)
+EXACT_FAST2 = {"hypot", "fmod", "remainder", "floor_divide"}
+
+
 def fast2_pairs(name):
     """In-range float32 pairs: magnitudes log-uniform over the float32 range
-    and uniform in (0, 4), both signs, then filtered by the op's range."""
+    and uniform in (0, 4), both signs, exact multiples and their neighbours,
+    then filtered by the op's range."""
     rng = np.random.default_rng(11)
     n = 400000
     logu = np.exp(rng.uniform(-87, 88, (2, n))) * rng.choice([-1, 1], (2, n))
     near = rng.uniform(-4, 4, (2, n))
     power_like = np.stack([rng.uniform(0, 4, n), rng.uniform(-30, 30, n)])
-    x, y = np.concatenate([logu, near, power_like], axis=1).astype(np.float32)
+    # exact multiples of y and their neighbours (zero and tiny moduli, the
+    # quotients next to an integer that fmod must not round)
+    y = (rng.integers(1, 64, n) / 8 * rng.choice([-1, 1], n)).astype(np.float32)
+    mult = (rng.integers(-2 ** 17, 2 ** 17, n) * y).astype(np.float32)
+    step = rng.choice([-np.inf, 0, np.inf], n).astype(np.float32)
+    multiples = np.stack([np.nextafter(mult, step), y])
+    x, y = np.concatenate([logu, near, power_like, multiples], axis=1).astype(np.float32)
     keep = FAST2_RANGES[name][0](x, y)
     return x[keep], y[keep]
 
@@ -598,7 +624,7 @@ def test_fast_paths_over_float32_bit_patterns(name):
 @pytest.mark.parametrize("name", sorted(FAST2_RANGES))
 def test_binary_fast_paths_within_one_ulp_of_the_rounded_result(name):
     """In range: within 1 ULP of the float64 result rounded to float32
-    (hypot: glibc's bits), raising nothing, for contiguous pairs and a
+    (EXACT_FAST2: NumPy's bits), raising nothing, for contiguous pairs and a
     repeated scalar on either side."""
     x, y = fast2_pairs(name)
     assert x.size > 100000
@@ -612,8 +638,9 @@ def test_binary_fast_paths_within_one_ulp_of_the_rounded_result(name):
             warnings.simplefilter("error")
             got = titer.elementwise(name, None, a, b)
         rounded = fn(a.astype(np.float64), b.astype(np.float64)).astype(np.float32)
-        if name == "hypot":
+        if name in EXACT_FAST2:
             np.testing.assert_array_equal(got, fn(a, b), err_msg=context)
+            continue
         ulps = np.abs(got.view(np.int32).astype(np.int64) - rounded.view(np.int32))
         assert ulps.max() <= 1, (context, np.argmax(ulps))
 
@@ -688,3 +715,27 @@ def test_float64_hypot_fast_path():
         same_as_numpy("hypot", small[0], expected, "hypot in place")
     with pytest.warns(RuntimeWarning, match="overflow"):
         titer.elementwise("hypot", None, np.append(x[:100], 1.5e308), np.append(y[:100], 1.5e308))
+
+
+@pytest.mark.parametrize("name", ["fmod", "remainder", "floor_divide"])
+def test_fmod_family_fast_paths_raise_what_numpy_raises(name):
+    """Pairs at the edges of the fast range among in-range ones: a same-signed
+    modulus next to FLT_MAX (mod + b would overflow if added), a zero
+    quotient whose a / b underflows (NumPy computes it for the sign), a
+    subnormal and a zero dividend, quotients next to 2^27: the FP warnings
+    of NumPy, every one enabled, and NumPy's bits."""
+    big = np.finfo(np.float32).max
+    pairs = [(big * 0.9, big), (-big * 0.9, -big), (big * 0.9, -big), (1e-40, 1e30),
+             (-1e-40, 3.0), (0.0, -7.0), (-0.0, 5.0), (2.0 ** 26 * 1.5, 1.0),
+             (2.0 ** 27 * 1.5, 1.0), (-(2.0 ** 26) * 1.9, 0.75), (1e-30, 1e30)]
+    filler = fast2_pairs(name)
+    for x, y in pairs:
+        a = np.concatenate([filler[0][:3000], np.float32([x])])
+        b = np.concatenate([filler[1][:3000], np.float32([y])])
+        for mode in ("warn", "raise"):
+            ours = _fp_outcome(lambda: titer.elementwise(name, None, a, b), mode)
+            theirs = _fp_outcome(lambda: getattr(np, name)(a, b), mode)
+            assert ours == theirs, (x, y, mode)
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal(titer.elementwise(name, None, a, b),
+                                          getattr(np, name)(a, b), err_msg=str((x, y)))

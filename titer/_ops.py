@@ -154,6 +154,9 @@ _FAST_PATHS.update({name: {"f->f": name + "f"} for name in (
 # ULP where the result nears zero, and a double one would not give its answers)
 _FAST_PATHS.update({name: {"ff->f": name + "f"} for name in ("hypot", "arctan2", "power")})
 _FAST_PATHS["hypot"]["dd->d"] = "hypot"
+# exact: NumPy's bits (fmod by a quotient in double, then npy_divmodf's steps)
+_FAST_PATHS.update({name: {"ff->f": name + "f"} for name in (
+    "fmod", "remainder", "floor_divide")})
 
 
 def _fast(name):
@@ -258,13 +261,13 @@ OPS += [
     # -- division family: NumPy's integer rules, never a C trap --
     Op("floor_divide", 2, 1, same(INTS + FLOATING), {
         "int": "titer_ifloordiv(a, b)", "float": "titer_floordiv(a, b)"},
-       (), "floor(a / b)"),
+       (), "floor(a / b)", None, False, _fast("floor_divide")),
     Op("remainder", 2, 1, same(INTS + FLOATING), {
         "int": "titer_iremainder(a, b)", "float": "titer_remainder(a, b)"},
-       ("mod",), "a - floor(a / b) * b"),
+       ("mod",), "a - floor(a / b) * b", None, False, _fast("remainder")),
     Op("fmod", 2, 1, same(INTS + FLOATING), {
         "int": "titer_ifmod(a, b)", "float": "titer_m2(fmod, a, b)"},
-       (), "C fmod: sign of a"),
+       (), "C fmod: sign of a", None, False, _fast("fmod")),
     Op("divmod", 2, 2, [c * 2 + "->" + c * 2 for c in INTS + FLOATING], {
         "int": "titer_idivmod(a, b, o1)", "float": "titer_divmod(a, b, o1)"},
        (), "(a // b, a % b)"),

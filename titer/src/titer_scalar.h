@@ -535,8 +535,8 @@ TITER_CPLX_DEFS(D, titer_cdouble, double, , CMPLX)
                                              default: titer_clip_complex_D)((a), (b), (c))
 
 /* ---- fast paths (float32 exp/exp2/log/log10/tanh/sin/cos, float64
- * exp/log/sin/cos/hypot, and float32 through double below them):
- * branch-free, so loops vectorize ----
+ * exp/log/sin/cos/hypot, float32 through double and the exact float32
+ * fmod family below them): branch-free, so loops vectorize ----
  * Each has a range test on the bits (no FP compares, so no flags) and a
  * polynomial (Cephes'; FreeBSD's for sin/cos and the float64 ones) within 1
  * ULP there (see each); a loop computes the fast
@@ -979,6 +979,63 @@ TITER_FAST_INLINE int titer_fast_powerf_ok(float x, float y) {
 }
 TITER_FAST_INLINE float titer_fast_powerf(float x, float y) {
     return (float)titer_fast_exp((double)y * titer_fast_log((double)x));
+}
+
+/* float32 fmod, remainder, floor_divide: fmod(a, b) = a - n b with
+ * n = trunc(a / b) in double, exact when |a / b| < 2^27 (the double quotient
+ * of 24-bit values is then never rounded up to the next integer, n b has
+ * at most 51 bits and the difference is representable), the sign of a put
+ * on a zero; remainder and floor_divide then take NumPy's npy_divmodf steps
+ * in float, so all three give NumPy's bits.  Range: b normal, a finite and
+ * its exponent less than b's + 27. */
+TITER_FAST_INLINE int titer_fast_fmodf_ok(float a, float b) {
+    uint32_t ea = titer_fabs_bits(a) >> 23, eb = titer_fabs_bits(b) >> 23;
+    return (eb - 1u < 254u) & (ea < 255u) & ((int32_t)ea - (int32_t)eb < 27);
+}
+#define titer_fast_remainderf_ok titer_fast_fmodf_ok
+/* floor_divide also computes a / b where the quotient is zero (for its
+ * sign), which underflows in NumPy when |a / b| < 2^-126: those pairs go to
+ * libm, so the flag is NumPy's */
+TITER_FAST_INLINE int titer_fast_floor_dividef_ok(float a, float b) {
+    int32_t ediff = (int32_t)(titer_fabs_bits(a) >> 23) - (int32_t)(titer_fabs_bits(b) >> 23);
+    return titer_fast_fmodf_ok(a, b) & ((ediff > -100) | (titer_fabs_bits(a) == 0));
+}
+TITER_FAST_INLINE float titer_blend_f(uint32_t mask, float x, float y) {
+    return titer_bits2f((titer_f2bits(x) & mask) | (titer_f2bits(y) & ~mask));
+}
+TITER_FAST_INLINE float titer_fast_fmodf(float af, float bf) {
+    double a = af, b = bf;
+    double n = (double)(int32_t)(a / b);                 /* trunc, |a / b| < 2^27 */
+    float r = (float)(a - n * b);
+    return titer_bits2f(titer_f2bits(r) | (titer_f2bits(af) & 0x80000000u));
+}
+/* all ones where npy_divmodf moves a nonzero modulus to b's sign (mod += b) */
+TITER_FAST_INLINE uint32_t titer_fmodf_flip(float mod, float b) {
+    return (0u - (uint32_t)(titer_fabs_bits(mod) != 0))
+           & (0u - ((titer_f2bits(mod) ^ titer_f2bits(b)) >> 31));
+}
+/* npy_divmodf's modulus: mod + b where flipped (b is added only there: a
+ * same-signed sum could overflow), b's signed zero where mod is zero */
+TITER_FAST_INLINE float titer_fast_remainderf(float a, float b) {
+    float mod = titer_fast_fmodf(a, b);
+    uint32_t flip = titer_fmodf_flip(mod, b);
+    mod = mod + titer_bits2f(titer_f2bits(b) & flip);
+    uint32_t zero = 0u - (uint32_t)(titer_fabs_bits(mod) == 0);
+    return titer_bits2f((titer_f2bits(mod) & ~zero) | (titer_f2bits(b) & 0x80000000u & zero));
+}
+/* npy_divmodf's quotient: (a - mod) / b, less 1 where mod flipped, floored
+ * (by a truncating conversion: |div| < 2^28) and snapped up past .5; a zero
+ * one has the sign of a / b */
+TITER_FAST_INLINE float titer_fast_floor_dividef(float a, float b) {
+    float mod = titer_fast_fmodf(a, b);
+    float div = (a - mod) / b;
+    div = titer_blend_f(titer_fmodf_flip(mod, b), div - 1.0f, div);
+    float t = (float)(int32_t)div;
+    float fl = titer_blend_f(0u - (uint32_t)(t > div), t - 1.0f, t);
+    float up = titer_blend_f(0u - (uint32_t)(div - fl > 0.5f), fl + 1.0f, fl);
+    uint32_t zero = 0u - (uint32_t)(titer_fabs_bits(div) == 0);
+    return titer_bits2f((titer_f2bits(up) & ~zero)
+                        | ((titer_f2bits(a) ^ titer_f2bits(b)) & 0x80000000u & zero));
 }
 
 /* float64 hypot: musl's hypot without its scaling: each square as an exact
