@@ -536,8 +536,10 @@ def fast2_pairs(name):
     # quotients next to an integer that fmod must not round)
     y = (rng.integers(1, 64, n) / 8 * rng.choice([-1, 1], n)).astype(np.float32)
     mult = (rng.integers(-2 ** 17, 2 ** 17, n) * y).astype(np.float32)
-    step = rng.choice([-np.inf, 0, np.inf], n).astype(np.float32)
-    multiples = np.stack([np.nextafter(mult, step), y])
+    side = rng.choice([-1, 0, 1], n)
+    toward = np.where(side > 0, np.float32(np.inf), np.float32(-np.inf))
+    mult = np.where(side == 0, mult, np.nextafter(mult, toward))
+    multiples = np.stack([mult, y])
     x, y = np.concatenate([logu, near, power_like, multiples], axis=1).astype(np.float32)
     keep = FAST2_RANGES[name][0](x, y)
     return x[keep], y[keep]
@@ -638,8 +640,9 @@ def test_binary_fast_paths_within_one_ulp_of_the_rounded_result(name):
             warnings.simplefilter("error")
             got = titer.elementwise(name, None, a, b)
         rounded = fn(a.astype(np.float64), b.astype(np.float64)).astype(np.float32)
-        if name in EXACT_FAST2:
-            np.testing.assert_array_equal(got, fn(a, b), err_msg=context)
+        if name in EXACT_FAST2:             # the bits: zeros keep their sign
+            np.testing.assert_array_equal(got.view(np.uint32), fn(a, b).view(np.uint32),
+                                          err_msg=context)
             continue
         ulps = np.abs(got.view(np.int32).astype(np.int64) - rounded.view(np.int32))
         assert ulps.max() <= 1, (context, np.argmax(ulps))
@@ -647,11 +650,11 @@ def test_binary_fast_paths_within_one_ulp_of_the_rounded_result(name):
 
 @pytest.mark.parametrize("name", sorted(FAST2_RANGES))
 def test_binary_fast_paths_over_float32_bit_patterns(name):
-    """Pairs of float32 bit patterns (every 251st against a shuffle: signs,
+    """Pairs of float32 bit patterns (every 997th against a shuffle: signs,
     zeros, subnormals, inf, NaN, in range and out of it in one block)
     against NumPy: contiguous, a repeated scalar on either side, in place
     into either input, strided; warnings as libm raises them."""
-    x = np.arange(0, 2 ** 32, 251, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    x = np.arange(0, 2 ** 32, 997, dtype=np.uint64).astype(np.uint32).view(np.float32)
     y = np.random.default_rng(3).permutation(x)
     with np.errstate(all="ignore"):
         for a, b, context in ((x, y, "pairs"), (x, np.float32(2.5), "scalar second"),
@@ -662,7 +665,7 @@ def test_binary_fast_paths_over_float32_bit_patterns(name):
                           "%s %s" % (name, context))
         # in place, whole (threads, chunks) and a small sample (one loop call
         # over the output that is the input)
-        for step in (1, 5000):
+        for step in (1, 1500):
             expected = getattr(np, name)(x[::step], y[::step])
             for into in (0, 1):
                 pair = [x[::step].copy(), y[::step].copy()]
