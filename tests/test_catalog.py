@@ -440,6 +440,7 @@ FAST_PATH_RANGES = {"exp": ((1e-30, 80), (100, "overflow")),
                     "exp2": ((0, 126), (200, "overflow")),
                     "log": ((1e-30, 80), (0, "divide")),
                     "log10": ((1e-30, 3e38), (0, "divide")),
+                    "log2": ((1e-30, 3e38), (0, "divide")),
                     "tanh": ((2.0 ** -12, 43), None),
                     "sin": ((2.0 ** -126, 2.0 ** 20), (np.inf, "invalid")),
                     "cos": ((2.0 ** -126, 2.0 ** 20), (np.inf, "invalid")),
@@ -456,7 +457,7 @@ FAST_PATH_RANGES = {"exp": ((1e-30, 80), (100, "overflow")),
                     "arcsin": ((2.0 ** -60, 1), (-2, "invalid")),
                     "arccos": ((0, 1), (2, "invalid"))}
 # the signed inputs of a fast path's range, where its magnitudes are not all
-FAST_PATH_DOMAINS = {"log": lambda x: x > 0, "log10": lambda x: x > 0,
+FAST_PATH_DOMAINS = {"log": lambda x: x > 0, "log10": lambda x: x > 0, "log2": lambda x: x > 0,
                      "log1p": lambda x: x > -1, "arccosh": lambda x: x >= 1}
 
 
@@ -548,8 +549,9 @@ def fast2_pairs(name):
 def test_every_fast_path_is_covered():
     assert set(FAST_PATH_RANGES) == {op.name for op in _ops.OPS if "f->f" in (op.fast or {})}
     assert set(FAST2_RANGES) == {op.name for op in _ops.OPS if "ff->f" in (op.fast or {})}
-    # float64 binary: test_float64_hypot_fast_path
-    assert {op.name for op in _ops.OPS if "dd->d" in (op.fast or {})} == {"hypot"}
+    # float64 binary: test_float64_hypot_fast_path, test_float64_fmod_family_fast_paths
+    assert {op.name for op in _ops.OPS if "dd->d" in (op.fast or {})} == {
+        "hypot", "fmod", "remainder", "floor_divide"}
     assert set(FAST64_RANGES) == {op.name for op in _ops.OPS if "d->d" in (op.fast or {})}
 
 
@@ -742,3 +744,76 @@ def test_fmod_family_fast_paths_raise_what_numpy_raises(name):
         with np.errstate(all="ignore"):
             np.testing.assert_array_equal(titer.elementwise(name, None, a, b),
                                           getattr(np, name)(a, b), err_msg=str((x, y)))
+
+
+def _in_fmod64_range(x, y):
+    """titer_fast_fmod_ok: y in [2^-960, 2^960), x finite with
+    exponent(x) - exponent(y) in (-1000, 51) and x normal, or x zero."""
+    ex, ey = ((v.view(np.uint64) >> 52 & 0x7ff).astype(np.int64) for v in (x, y))
+    return (ey >= 63) & (ey < 1983) & (ex - ey < 51) & (
+        ((ex >= 1) & (ex <= 2046) & (ex - ey > -1000)) | (x == 0))
+
+
+def fmod64_pairs():
+    """float64 pairs: random bit patterns, log-uniform magnitudes over the
+    range, divisors at its edges, exact multiples of short divisors and their
+    neighbours (quotients that round up onto the next integer)."""
+    rng = np.random.default_rng(23)
+    n = 300000
+    bits = rng.integers(0, 2 ** 63, (2, n), dtype=np.uint64)
+    bits |= rng.integers(0, 2, (2, n), dtype=np.uint64) << np.uint64(63)
+    random_bits = bits.view(np.float64)
+    sign = rng.choice([-1.0, 1.0], (4, n))
+    y = np.exp(rng.uniform(-660, 660, n)) * sign[0]
+    logu = np.stack([y * np.exp(rng.uniform(-40, 36, n)) * sign[1], y])
+    edge_y = np.ldexp(rng.uniform(1, 2, n), rng.choice([-960, 958], n)) * sign[2]
+    edges = np.stack([edge_y * np.ldexp(rng.uniform(0, 1, n), rng.integers(0, 51, n)), edge_y])
+    short = rng.integers(1, 1000, n) / 64 * sign[3]
+    mult = rng.integers(-2 ** 39, 2 ** 39, n) * short
+    side = rng.choice([-np.inf, 0.0, np.inf], n)
+    mult = np.where(side == 0, mult, np.nextafter(mult, side))
+    x, y = np.concatenate([random_bits, logu, edges, np.stack([mult, short])], axis=1)
+    return x, y
+
+
+@pytest.mark.parametrize("name", ["fmod", "remainder", "floor_divide"])
+def test_float64_fmod_family_fast_paths(name):
+    """float64 fmod / remainder / floor_divide (a quotient-corrected exact
+    a - n b): NumPy's bits on 1.2e6 pairs (most in range, random bit patterns out),
+    contiguous, a scalar on either side, strided and a small sample in place,
+    raising nothing in range; pairs at the range's edges give NumPy's bits and
+    NumPy's warnings, each of them enabled."""
+    x, y = fmod64_pairs()
+    keep = _in_fmod64_range(x, y)
+    assert 0.5 < keep.mean() < 0.95
+    fn = getattr(np, name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(titer.elementwise(name, None, x[keep], y[keep]).view(np.uint64),
+                                      fn(x[keep], y[keep]).view(np.uint64))
+    with np.errstate(all="ignore"):
+        for a, b, context in ((x, y, "pairs"), (x, np.float64(2.75), "scalar second"),
+                              (np.float64(-1e6 - 0.5), y, "scalar first"),
+                              (x[::3], y[::3], "strided")):
+            same_as_numpy(name, titer.elementwise(name, None, a, b), fn(a, b),
+                          "%s %s" % (name, context))
+        small = [x[::1000].copy(), y[::1000].copy()]
+        expected = fn(*small)
+        titer.elementwise(name, small[1], *small)
+        same_as_numpy(name, small[1], expected, name + " in place")
+    tiny, huge = 2.0 ** -960, 2.0 ** 960
+    big = np.finfo(np.float64).max
+    edge_pairs = [(1.0, tiny), (1.0, np.nextafter(tiny, 0)), (3.0 * huge, np.nextafter(huge, 0)),
+                  (3.0 * huge, huge), (big, big * 0.75), (big * 0.9, -big), (5e-324, 1.0),
+                  (1e-300, 1e10), (-1e-300, 1e3), (0.0, -7.0), (-0.0, 5.0),
+                  (2.0 ** 50 * 1.5, 1.0), (2.0 ** 51 * 1.5, 1.0), (-(2.0 ** 50) * 1.9, 0.75),
+                  (1.0, 0.0), (np.inf, 2.0), (np.nan, 2.0), (3.0, np.inf)]
+    keep_x, keep_y = x[keep][:3000], y[keep][:3000]
+    for px, py in edge_pairs:
+        a, b = np.append(keep_x, px), np.append(keep_y, py)
+        for mode in ("warn", "raise"):
+            ours = _fp_outcome(lambda: titer.elementwise(name, None, a, b), mode)
+            theirs = _fp_outcome(lambda: fn(a, b), mode)
+            assert ours == theirs, (px, py, mode)
+        with np.errstate(all="ignore"):
+            same_as_numpy(name, titer.elementwise(name, None, a, b), fn(a, b), str((px, py)))

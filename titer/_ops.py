@@ -144,6 +144,7 @@ for _name, _cop, _cfun, _doc in _COMPARISONS:
 # titer_scalar.h (titer_fast_<suffix>_ok, titer_fast_<suffix>)
 _FAST_PATHS = {"exp": {"f->f": "expf", "d->d": "exp"}, "exp2": {"f->f": "exp2f"},
                "log": {"f->f": "logf", "d->d": "log"}, "log10": {"f->f": "log10f"},
+               "log2": {"f->f": "log2f"},
                "tanh": {"f->f": "tanhf"},
                "sin": {"f->f": "sinf", "d->d": "sin"}, "cos": {"f->f": "cosf", "d->d": "cos"}}
 # float32 through the double paths (formulas in double, rounded once)
@@ -155,7 +156,7 @@ _FAST_PATHS.update({name: {"f->f": name + "f"} for name in (
 _FAST_PATHS.update({name: {"ff->f": name + "f"} for name in ("hypot", "arctan2", "power")})
 _FAST_PATHS["hypot"]["dd->d"] = "hypot"
 # exact: NumPy's bits (fmod by a quotient in double, then npy_divmodf's steps)
-_FAST_PATHS.update({name: {"ff->f": name + "f"} for name in (
+_FAST_PATHS.update({name: {"ff->f": name + "f", "dd->d": name} for name in (
     "fmod", "remainder", "floor_divide")})
 
 

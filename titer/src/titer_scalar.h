@@ -734,14 +734,18 @@ TITER_FAST_INLINE double titer_fast_log(double x) {
            - ((hfsq - (s * (hfsq + r) + k * 1.90821492927058770002e-10)) - f);
 }
 
-/* float32 log10: the float64 log above, scaled in double and rounded once to
- * float32; its error is far below half a float32 ULP, so the result is within
- * 1 ULP of the correctly rounded one (exact powers of 10 come out exact).
- * glibc's log10f is a scalar call 2.5x slower; its log2f is fast and nearly
- * correctly rounded, so log2 keeps it.  Range: normal positive finite. */
+/* float32 log10 and log2: the float64 log above, scaled in double and
+ * rounded once to float32; its error is far below half a float32 ULP, so the
+ * result is within 1 ULP of the correctly rounded one (exact powers of 10
+ * and 2 come out exact).  glibc's log10f and log2f are scalar calls.
+ * Range: normal positive finite. */
 #define titer_fast_log10f_ok titer_fast_logf_ok
 TITER_FAST_INLINE float titer_fast_log10f(float x) {
     return (float)(titer_fast_log((double)x) * 0.434294481903251827651);
+}
+#define titer_fast_log2f_ok titer_fast_logf_ok
+TITER_FAST_INLINE float titer_fast_log2f(float x) {
+    return (float)(titer_fast_log((double)x) * 1.44269504088896340736);
 }
 
 /* float64 sin and cos: FreeBSD's e_rem_pio2.c medium-size reduction, both
@@ -1036,6 +1040,69 @@ TITER_FAST_INLINE float titer_fast_floor_dividef(float a, float b) {
     uint32_t zero = 0u - (uint32_t)(titer_fabs_bits(div) == 0);
     return titer_bits2f((titer_f2bits(up) & ~zero)
                         | ((titer_f2bits(a) ^ titer_f2bits(b)) & 0x80000000u & zero));
+}
+
+/* float64 fmod, remainder, floor_divide with NumPy's bits.  n = trunc(a / b)
+ * is the true quotient's integer part, or one more in magnitude where the
+ * double quotient rounds up onto the next integer (never down past one), and
+ * a - n b with n b as an exact hi + lo pair (Dekker's product, no FMA) is
+ * exact when n is right (a - hi is exact by Sterbenz, hi being within a
+ * factor 2 of a, and the true difference, fmod's value, is representable).
+ * Where n was one too many the difference comes out nonzero with the sign
+ * opposite to a's: n steps back and it is redone.  remainder and
+ * floor_divide then take npy_divmod's steps, as in float32 above.  Range: b
+ * in [2^-960, 2^960) (the split by 2^27 + 1 does not overflow and every
+ * partial product is exact), a finite and 2^-1000 |b| < |a| < 2^51 |b| (by
+ * exponents: a / b neither underflows nor passes 2^51), or a zero. */
+#define TITER_D_SIGN 0x8000000000000000ull
+TITER_FAST_INLINE int titer_fast_fmod_ok(double a, double b) {
+    int64_t ea = (int64_t)((titer_d2bits(a) & ~TITER_D_SIGN) >> 52);
+    int64_t eb = (int64_t)((titer_d2bits(b) & ~TITER_D_SIGN) >> 52);
+    int64_t ediff = ea - eb;
+    return ((uint64_t)(eb - 63) < 1920u) & (ediff < 51)
+           & ((((uint64_t)(ea - 1) < 2046u) & (ediff > -1000))
+              | ((titer_d2bits(a) & ~TITER_D_SIGN) == 0));
+}
+#define titer_fast_remainder_ok titer_fast_fmod_ok
+#define titer_fast_floor_divide_ok titer_fast_fmod_ok
+/* a - n b, exact where the difference is representable (n an integer below
+ * 2^51, n b within a factor 2 of a, b in the range above) */
+TITER_FAST_INLINE double titer_minus_product(double a, double n, double b) {
+    double p = n * b;
+    double nc = n * 134217729.0, bc = b * 134217729.0;
+    double nh = n - nc + nc, nl = n - nh, bh = b - bc + bc, bl = b - bh;
+    double p_lo = (((nh * bh - p) + nl * bh) + nh * bl) + nl * bl;   /* n b - p */
+    return (a - p) - p_lo;
+}
+TITER_FAST_INLINE double titer_fast_fmod(double a, double b) {
+    uint64_t sign_a = titer_d2bits(a) & TITER_D_SIGN;
+    double n = trunc(a / b);
+    double r = titer_minus_product(a, n, b);
+    int over = ((titer_d2bits(r) & ~TITER_D_SIGN) != 0)
+               & ((titer_d2bits(r) & TITER_D_SIGN) != sign_a);
+    double one_toward_n = titer_bits2d(titer_d2bits(1.0) | (titer_d2bits(n) & TITER_D_SIGN));
+    r = titer_minus_product(a, titer_blend_d(over, n - one_toward_n, n), b);
+    return titer_bits2d(titer_d2bits(r) | sign_a);
+}
+/* npy_divmod moves a nonzero modulus to b's sign (mod += b) */
+TITER_FAST_INLINE int titer_fmod_flips(double mod, double b) {
+    return ((titer_d2bits(mod) & ~TITER_D_SIGN) != 0)
+           & (((titer_d2bits(mod) ^ titer_d2bits(b)) & TITER_D_SIGN) != 0);
+}
+TITER_FAST_INLINE double titer_fast_remainder(double a, double b) {
+    double mod = titer_fast_fmod(a, b);
+    mod = mod + titer_blend_d(titer_fmod_flips(mod, b), b, 0.0);
+    return titer_blend_d((titer_d2bits(mod) & ~TITER_D_SIGN) == 0,
+                         titer_bits2d(titer_d2bits(b) & TITER_D_SIGN), mod);
+}
+TITER_FAST_INLINE double titer_fast_floor_divide(double a, double b) {
+    double mod = titer_fast_fmod(a, b);
+    double div = (a - mod) / b;
+    div = titer_blend_d(titer_fmod_flips(mod, b), div - 1.0, div);
+    double fl = floor(div);
+    double up = titer_blend_d(div - fl > 0.5, fl + 1.0, fl);
+    return titer_blend_d((titer_d2bits(div) & ~TITER_D_SIGN) == 0,
+                         titer_bits2d((titer_d2bits(a) ^ titer_d2bits(b)) & TITER_D_SIGN), up);
 }
 
 /* float64 hypot: musl's hypot without its scaling: each square as an exact
