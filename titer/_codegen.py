@@ -101,6 +101,11 @@ _SPLIT_BITS = {"f": ("float, uint32_t, titer_f2bits, titer_bits2f", "0x3f800000u
                "d": ("double, uint64_t, titer_d2bits, titer_bits2d", "0x3ff0000000000000ull")}
 
 
+# fast functions that need a fused multiply-add in hardware to be fast
+# (titer_scalar.h: exact a - n b)
+_FMA_FAST = {"titer_fast_fmod", "titer_fast_remainder", "titer_fast_floor_divide"}
+
+
 def emit_loop(op, sig):
     ins, outs = ops.parse_signature(sig)
     types = [ops.C_TYPE[c] for c in ins] + [ops.C_TYPE[c] for c in outs]
@@ -112,7 +117,7 @@ def emit_loop(op, sig):
         else:
             body = "TITER_SPLIT_LOOP2(%s, %s, %s, %s, %s)" % ((bits, one, kernel_name(op, sig))
                                                               + fast)
-        attrs = "TITER_SIMD_CLONES "
+        attrs = "TITER_SIMD_FMA_CLONES " if fast[1] in _FMA_FAST else "TITER_SIMD_CLONES "
     else:
         body = "%s(%s, %s)" % (_LOOP_SHAPES[len(ins), len(outs)], ", ".join(types),
                                kernel_name(op, sig))

@@ -153,8 +153,19 @@ static inline void titer_masked_run(titer_loop1d fn, int nt, char **data,
  * the same bits. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define TITER_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
+/* fast paths built on exact fused multiply-adds (the float64 fmod family):
+ * FMA in hardware from x86-64-v3 on; the baseline clone calls libm's fma.
+ * Their code has no a*b+c for -ffp-contract=off to keep apart.  In an
+ * instruction-set translation unit (TITER_ISA: its pragma target overrides
+ * clones, and the level is chosen only on CPUs with FMA) FMA is added. */
+#ifdef TITER_ISA
+#define TITER_SIMD_FMA_CLONES __attribute__((target("fma")))
+#else
+#define TITER_SIMD_FMA_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
 #else
 #define TITER_SIMD_CLONES
+#define TITER_SIMD_FMA_CLONES
 #endif
 /* see _NO_TRAPPING_MATH in titer/_codegen.py */
 #if defined(__GNUC__) && !defined(__clang__)

@@ -1044,44 +1044,48 @@ TITER_FAST_INLINE float titer_fast_floor_dividef(float a, float b) {
 
 /* float64 fmod, remainder, floor_divide with NumPy's bits.  n = trunc(a / b)
  * is the true quotient's integer part, or one more in magnitude where the
- * double quotient rounds up onto the next integer (never down past one), and
- * a - n b with n b as an exact hi + lo pair (Dekker's product, no FMA) is
- * exact when n is right (a - hi is exact by Sterbenz, hi being within a
- * factor 2 of a, and the true difference, fmod's value, is representable).
- * Where n was one too many the difference comes out nonzero with the sign
- * opposite to a's: n steps back and it is redone.  remainder and
- * floor_divide then take npy_divmod's steps, as in float32 above.  Range: b
- * in [2^-960, 2^960) (the split by 2^27 + 1 does not overflow and every
- * partial product is exact), a finite and 2^-1000 |b| < |a| < 2^51 |b| (by
- * exponents: a / b neither underflows nor passes 2^51), or a zero. */
+ * double quotient rounds up onto the next integer (never down past one);
+ * a - n b as one fused multiply-add is exact when n is right (the true
+ * difference, fmod's value, is representable).  Where n was one too many the
+ * difference comes out nonzero with the sign opposite to a's: n steps back
+ * and it is redone.  remainder and floor_divide then take npy_divmod's
+ * steps, as in float32 above.  The loops are x86-64-v3 clones (hardware
+ * FMA; TITER_SIMD_FMA_CLONES) beside a baseline one that calls libm's fma,
+ * exact too (the product is not rounded, so it cannot overflow).  Range: b
+ * normal, a finite and 2^-1000 |b| < |a| < 2^51 |b| (by exponents: a / b
+ * neither underflows nor passes 2^51), or a zero. */
 #define TITER_D_SIGN 0x8000000000000000ull
 TITER_FAST_INLINE int titer_fast_fmod_ok(double a, double b) {
     int64_t ea = (int64_t)((titer_d2bits(a) & ~TITER_D_SIGN) >> 52);
     int64_t eb = (int64_t)((titer_d2bits(b) & ~TITER_D_SIGN) >> 52);
     int64_t ediff = ea - eb;
-    return ((uint64_t)(eb - 63) < 1920u) & (ediff < 51)
+    return ((uint64_t)(eb - 1) < 2046u) & (ediff < 51)
            & ((((uint64_t)(ea - 1) < 2046u) & (ediff > -1000))
               | ((titer_d2bits(a) & ~TITER_D_SIGN) == 0));
 }
 #define titer_fast_remainder_ok titer_fast_fmod_ok
 #define titer_fast_floor_divide_ok titer_fast_fmod_ok
-/* a - n b, exact where the difference is representable (n an integer below
- * 2^51, n b within a factor 2 of a, b in the range above) */
-TITER_FAST_INLINE double titer_minus_product(double a, double n, double b) {
-    double p = n * b;
-    double nc = n * 134217729.0, bc = b * 134217729.0;
-    double nh = n - nc + nc, nl = n - nh, bh = b - bc + bc, bl = b - bh;
-    double p_lo = (((nh * bh - p) + nl * bh) + nh * bl) + nl * bl;   /* n b - p */
-    return (a - p) - p_lo;
+/* floor of |x| < 2^52 by the 2^52 rounding trick: vectorizes where floor()
+ * would not (GCC emits vroundpd for it only without -ftrapping-math) */
+TITER_FAST_INLINE double titer_floor_below_2p52(double x) {
+    double mag = titer_bits2d(titer_d2bits(x) & ~TITER_D_SIGN);
+    double nearest = titer_bits2d(titer_d2bits((mag + 4503599627370496.0) - 4503599627370496.0)
+                                  | (titer_d2bits(x) & TITER_D_SIGN));
+    return nearest - titer_blend_d(nearest > x, 1.0, 0.0);
+}
+TITER_FAST_INLINE double titer_trunc_below_2p52(double x) {
+    uint64_t sign = titer_d2bits(x) & TITER_D_SIGN;
+    return titer_bits2d(titer_d2bits(titer_floor_below_2p52(titer_bits2d(titer_d2bits(x) ^ sign)))
+                        | sign);
 }
 TITER_FAST_INLINE double titer_fast_fmod(double a, double b) {
     uint64_t sign_a = titer_d2bits(a) & TITER_D_SIGN;
-    double n = trunc(a / b);
-    double r = titer_minus_product(a, n, b);
+    double n = titer_trunc_below_2p52(a / b);
+    double r = __builtin_fma(-n, b, a);
     int over = ((titer_d2bits(r) & ~TITER_D_SIGN) != 0)
                & ((titer_d2bits(r) & TITER_D_SIGN) != sign_a);
     double one_toward_n = titer_bits2d(titer_d2bits(1.0) | (titer_d2bits(n) & TITER_D_SIGN));
-    r = titer_minus_product(a, titer_blend_d(over, n - one_toward_n, n), b);
+    r = __builtin_fma(-titer_blend_d(over, n - one_toward_n, n), b, a);
     return titer_bits2d(titer_d2bits(r) | sign_a);
 }
 /* npy_divmod moves a nonzero modulus to b's sign (mod += b) */
@@ -1099,7 +1103,7 @@ TITER_FAST_INLINE double titer_fast_floor_divide(double a, double b) {
     double mod = titer_fast_fmod(a, b);
     double div = (a - mod) / b;
     div = titer_blend_d(titer_fmod_flips(mod, b), div - 1.0, div);
-    double fl = floor(div);
+    double fl = titer_floor_below_2p52(div);
     double up = titer_blend_d(div - fl > 0.5, fl + 1.0, fl);
     return titer_blend_d((titer_d2bits(div) & ~TITER_D_SIGN) == 0,
                          titer_bits2d((titer_d2bits(a) ^ titer_d2bits(b)) & TITER_D_SIGN), up);
