@@ -9,8 +9,8 @@ from conftest import numexpr, torch
 
 SIZE = 2**22
 CASES = ["exp", "log", "sin", "sqrt", "power", "floor_divide", "where", "clip",
-         "expm1", "arctan", "arctan2", "hypot"]
-BINARY = ("power", "floor_divide", "arctan2", "hypot")
+         "expm1", "arctan", "arctan2", "hypot", "fmod", "remainder", "log2"]
+BINARY = ("power", "floor_divide", "arctan2", "hypot", "fmod", "remainder")
 DTYPES = ["float32", "float64"]
 
 
