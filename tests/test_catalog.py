@@ -552,6 +552,8 @@ def test_every_fast_path_is_covered():
     # float64 binary: test_float64_hypot_fast_path, test_float64_fmod_family_fast_paths
     assert {op.name for op in _ops.OPS if "dd->d" in (op.fast or {})} == {
         "hypot", "fmod", "remainder", "floor_divide"}
+    # two outputs: test_divmod_fast_paths
+    assert {op.name for op in _ops.OPS if {"ff->ff", "dd->dd"} & set(op.fast or {})} == {"divmod"}
     assert set(FAST64_RANGES) == {op.name for op in _ops.OPS if "d->d" in (op.fast or {})}
 
 
@@ -816,3 +818,48 @@ def test_float64_fmod_family_fast_paths(name):
             assert ours == theirs, (px, py, mode)
         with np.errstate(all="ignore"):
             same_as_numpy(name, titer.elementwise(name, None, a, b), fn(a, b), str((px, py)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_divmod_fast_paths(dtype):
+    """divmod's fast loop (floor_divide's and remainder's fast paths, two
+    outputs): NumPy's bits for both outputs on in-range pairs, raising
+    nothing; with out-of-range pairs mixed in, a scalar operand (the libm
+    loop), strided, in place into either input, and at the range's edges:
+    NumPy's bits and warnings."""
+    if dtype == "float32":
+        x, y = fast2_pairs("floor_divide")
+        keep = np.ones(x.size, dtype=bool)
+        patterns = np.arange(0, 2 ** 32, 997, dtype=np.uint64).astype(np.uint32).view(np.float32)
+        mixed = (patterns, np.random.default_rng(3).permutation(patterns))
+        edges = [(1.0, 0.0), (1e-40, 1e30), (1e-30, 1e30), (3e38, 3.4e38), (-0.0, 5.0)]
+    else:
+        x, y = fmod64_pairs()
+        keep = _in_fmod64_range(x, y)
+        mixed = (x, y)
+        edges = [(1.0, 0.0), (1e-300, 1e300), (5e-324, 1.0), (1.7e308, -1.75e308), (-0.0, 5.0)]
+    bits = "u%d" % np.dtype(dtype).itemsize
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = titer.elementwise("divmod", None, x[keep], y[keep])
+    for ours, theirs in zip(got, np.divmod(x[keep], y[keep])):
+        np.testing.assert_array_equal(ours.view(bits), theirs.view(bits))
+    a, b = mixed
+    with np.errstate(all="ignore"):
+        for u, v, context in ((a, b, "mixed"), (a, np.asarray(2.5, dtype), "scalar"),
+                              (a[::3], b[::3], "strided")):
+            same_as_numpy("divmod", titer.elementwise("divmod", None, u, v), np.divmod(u, v),
+                          "divmod %s %s" % (dtype, context))
+        for into in (0, 1):
+            pair = [a[::1500].copy(), b[::1500].copy()]
+            expected = np.divmod(*pair)
+            titer.elementwise("divmod", (pair[into], np.empty_like(pair[0])), *pair)
+            same_as_numpy("floor_divide", pair[into], expected[0],
+                          "divmod %s in place into input %d" % (dtype, into))
+    for px, py in edges:
+        u = np.append(x[keep][:3000], np.asarray(px, dtype))
+        v = np.append(y[keep][:3000], np.asarray(py, dtype))
+        for mode in ("warn", "raise"):
+            ours = _fp_outcome(lambda: titer.elementwise("divmod", None, u, v), mode)
+            theirs = _fp_outcome(lambda: np.divmod(u, v), mode)
+            assert ours == theirs, (px, py, mode)

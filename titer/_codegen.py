@@ -103,20 +103,21 @@ _SPLIT_BITS = {"f": ("float, uint32_t, titer_f2bits, titer_bits2f", "0x3f800000u
 
 # fast functions that need a fused multiply-add in hardware to be fast
 # (titer_scalar.h: exact a - n b)
-_FMA_FAST = {"titer_fast_fmod", "titer_fast_remainder", "titer_fast_floor_divide"}
+_FMA_FAST = {"titer_fast_fmod", "titer_fast_remainder", "titer_fast_floor_divide",
+             "titer_fast_divmod"}
 
 
 def emit_loop(op, sig):
     ins, outs = ops.parse_signature(sig)
     types = [ops.C_TYPE[c] for c in ins] + [ops.C_TYPE[c] for c in outs]
     fast = (op.fast or {}).get(sig)
-    if fast:                # fast paths are float32 / float64 unary or binary loops
+    if fast:                # float32 / float64 unary or binary loops (divmod: two outputs)
         bits, one = _SPLIT_BITS[sig[0]]
         if len(ins) == 1:
             body = "TITER_SPLIT_LOOP(%s, %s, %s, %s)" % ((bits, kernel_name(op, sig)) + fast)
         else:
-            body = "TITER_SPLIT_LOOP2(%s, %s, %s, %s, %s)" % ((bits, one, kernel_name(op, sig))
-                                                              + fast)
+            body = "TITER_SPLIT_LOOP2%s(%s, %s, %s, %s, %s)" % (
+                ("_OUT2" if len(outs) == 2 else ""), *(bits, one, kernel_name(op, sig)), *fast)
         attrs = "TITER_SIMD_FMA_CLONES " if fast[1] in _FMA_FAST else "TITER_SIMD_CLONES "
     else:
         body = "%s(%s, %s)" % (_LOOP_SHAPES[len(ins), len(outs)], ", ".join(types),

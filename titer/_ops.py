@@ -158,6 +158,7 @@ _FAST_PATHS["hypot"]["dd->d"] = "hypot"
 # exact: NumPy's bits (fmod by a quotient in double, then npy_divmodf's steps)
 _FAST_PATHS.update({name: {"ff->f": name + "f", "dd->d": name} for name in (
     "fmod", "remainder", "floor_divide")})
+_FAST_PATHS["divmod"] = {"ff->ff": "divmodf", "dd->dd": "divmod"}
 
 
 def _fast(name):
@@ -271,7 +272,7 @@ OPS += [
        (), "C fmod: sign of a", None, False, _fast("fmod")),
     Op("divmod", 2, 2, [c * 2 + "->" + c * 2 for c in INTS + FLOATING], {
         "int": "titer_idivmod(a, b, o1)", "float": "titer_divmod(a, b, o1)"},
-       (), "(a // b, a % b)"),
+       (), "(a // b, a % b)", None, False, _fast("divmod")),
     Op("modf", 1, 2, [c + "->" + c * 2 for c in FLOATING], {
         "float": "titer_m2(modf, a, o1)"}, (), "(fractional part, integral part)"),
     Op("frexp", 1, 2, [c + "->" + c + "i" for c in FLOATING], {

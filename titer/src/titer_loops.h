@@ -252,6 +252,45 @@ static inline void titer_masked_run(titer_loop1d fn, int nt, char **data,
             *(T *)(o + i * so) = KERNEL(*(const T *)(x + i * sx), *(const T *)(y + i * sy)); \
     }
 
+/* The same for a two-output op (divmod): FAST(a, b, &second) returns the
+ * first output; contiguous operands only, anything else is KERNEL's loop.
+ * Both outputs keep their old bits for out-of-range pairs, so an output
+ * that is an input still holds it for the libm pass. */
+#define TITER_SPLIT_LOOP2_OUT2(T, UI, TOBITS, FROMBITS, ONE_BITS, KERNEL, OK, FAST) \
+    char *o0 = data[0], *o1 = data[1], *x = data[2], *y = data[3];          \
+    const int64_t s0 = strides[0], s1 = strides[1], sx = strides[2],       \
+                  sy = strides[3];                                          \
+    const int64_t item = (int64_t)sizeof(T);                               \
+    if (s0 == item && s1 == item && sx == item && sy == item) {             \
+        T *p0 = (T *)o0, *p1 = (T *)o1;                                     \
+        const T *px = (const T *)x, *py = (const T *)y;                     \
+        UI keep[TITER_SPLIT_BLOCK];                                         \
+        for (int64_t start = 0; start < n; start += TITER_SPLIT_BLOCK) {    \
+            int64_t m = n - start < TITER_SPLIT_BLOCK ? n - start : TITER_SPLIT_BLOCK; \
+            T *b0 = p0 + start, *b1 = p1 + start;                           \
+            const T *bx = px + start, *by = py + start;                     \
+            UI all_kept = ~(UI)0;                                           \
+            TITER_IVDEP for (int64_t i = 0; i < m; i++) {                   \
+                T va = bx[i], vb = by[i], second;                           \
+                UI mask = (UI)0 - (UI)OK(va, vb);                           \
+                T first = FAST(FROMBITS((TOBITS(va) & mask) | ((UI)(ONE_BITS) & ~mask)), \
+                               FROMBITS((TOBITS(vb) & mask) | ((UI)(ONE_BITS) & ~mask)), \
+                               &second);                                    \
+                keep[i] = mask;                                             \
+                all_kept &= mask;                                           \
+                b0[i] = FROMBITS((TOBITS(first) & mask) | (TOBITS(b0[i]) & ~mask)); \
+                b1[i] = FROMBITS((TOBITS(second) & mask) | (TOBITS(b1[i]) & ~mask)); \
+            }                                                               \
+            if (!all_kept)                                                  \
+                for (int64_t i = 0; i < m; i++)                             \
+                    if (!keep[i]) b0[i] = KERNEL(bx[i], by[i], b1 + i);     \
+        }                                                                   \
+    } else {                                                                \
+        for (int64_t i = 0; i < n; i++)                                     \
+            *(T *)(o0 + i * s0) = KERNEL(*(const T *)(x + i * sx), *(const T *)(y + i * sy), \
+                                         (T *)(o1 + i * s1));               \
+    }
+
 /* A cast: contiguous path plus strided walk; CONVERT is one expression. */
 #define TITER_CAST_LOOP(TS, TD, CONVERT)                                     \
     if (src_stride == (int64_t)sizeof(TS) && dst_stride == (int64_t)sizeof(TD)) { \

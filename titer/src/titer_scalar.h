@@ -1109,6 +1109,20 @@ TITER_FAST_INLINE double titer_fast_floor_divide(double a, double b) {
                          titer_bits2d((titer_d2bits(a) ^ titer_d2bits(b)) & TITER_D_SIGN), up);
 }
 
+/* divmod: npy_divmod's two outputs, floor_divide's and remainder's (one
+ * fmod: the compiler merges the two), over floor_divide's range (a zero
+ * quotient takes the sign of a / b there too) */
+#define titer_fast_divmodf_ok titer_fast_floor_dividef_ok
+TITER_FAST_INLINE float titer_fast_divmodf(float a, float b, float *modulus) {
+    *modulus = titer_fast_remainderf(a, b);
+    return titer_fast_floor_dividef(a, b);
+}
+#define titer_fast_divmod_ok titer_fast_floor_divide_ok
+TITER_FAST_INLINE double titer_fast_divmod(double a, double b, double *modulus) {
+    *modulus = titer_fast_remainder(a, b);
+    return titer_fast_floor_divide(a, b);
+}
+
 /* float64 hypot: musl's hypot without its scaling: each square as an exact
  * hi + lo pair (Dekker's split by 2^27 + 1, no FMA), the larger operand's
  * last, summed small to large, one sqrt.  Range: each of |x|, |y| zero or
