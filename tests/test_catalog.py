@@ -2,6 +2,7 @@
 the ufunc keywords (where=, order=, out tuples), NumPy's exact integer
 rules, FP-error reporting for every op, NaN at loop tails and chunk
 boundaries, the ternary ops, and the GPU hand-off."""
+import itertools
 import sys
 import types
 import warnings
@@ -824,9 +825,9 @@ def test_float64_fmod_family_fast_paths(name):
 def test_divmod_fast_paths(dtype):
     """divmod's fast loop (floor_divide's and remainder's fast paths, two
     outputs): NumPy's bits for both outputs on in-range pairs, raising
-    nothing; with out-of-range pairs mixed in, a scalar operand (the libm
-    loop), strided, in place into either input, and at the range's edges:
-    NumPy's bits and warnings."""
+    nothing, also with a scalar on either side; with out-of-range pairs
+    mixed in, a scalar operand, strided, either output in place into either
+    input, and at the range's edges: NumPy's bits and warnings."""
     if dtype == "float32":
         x, y = fast2_pairs("floor_divide")
         keep = np.ones(x.size, dtype=bool)
@@ -841,21 +842,28 @@ def test_divmod_fast_paths(dtype):
     bits = "u%d" % np.dtype(dtype).itemsize
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        got = titer.elementwise("divmod", None, x[keep], y[keep])
-    for ours, theirs in zip(got, np.divmod(x[keep], y[keep])):
-        np.testing.assert_array_equal(ours.view(bits), theirs.view(bits))
+        # a scalar on one side: the other's moderate values keep the pairs in range
+        moderate = [w[keep][(np.abs(w[keep]) > 1e-3) & (np.abs(w[keep]) < 1e6)] for w in (x, y)]
+        for u, v in ((x[keep], y[keep]), (moderate[0], np.asarray(0.75, dtype)),
+                     (np.asarray(-42.5, dtype), moderate[1])):
+            got = titer.elementwise("divmod", None, u, v)
+            for ours, theirs in zip(got, np.divmod(u, v)):
+                np.testing.assert_array_equal(ours.view(bits), theirs.view(bits))
     a, b = mixed
     with np.errstate(all="ignore"):
-        for u, v, context in ((a, b, "mixed"), (a, np.asarray(2.5, dtype), "scalar"),
+        for u, v, context in ((a, b, "mixed"), (a, np.asarray(2.5, dtype), "scalar y"),
+                              (np.asarray(-7.25, dtype), b, "scalar x"),
                               (a[::3], b[::3], "strided")):
             same_as_numpy("divmod", titer.elementwise("divmod", None, u, v), np.divmod(u, v),
                           "divmod %s %s" % (dtype, context))
-        for into in (0, 1):
+        for into, output in itertools.product((0, 1), (0, 1)):
             pair = [a[::1500].copy(), b[::1500].copy()]
             expected = np.divmod(*pair)
-            titer.elementwise("divmod", (pair[into], np.empty_like(pair[0])), *pair)
-            same_as_numpy("floor_divide", pair[into], expected[0],
-                          "divmod %s in place into input %d" % (dtype, into))
+            outs = [np.empty_like(pair[0]), np.empty_like(pair[0])]
+            outs[output] = pair[into]
+            titer.elementwise("divmod", tuple(outs), *pair)
+            same_as_numpy("divmod", tuple(outs), expected,
+                          "divmod %s output %d in place into input %d" % (dtype, output, into))
     for px, py in edges:
         u = np.append(x[keep][:3000], np.asarray(px, dtype))
         v = np.append(y[keep][:3000], np.asarray(py, dtype))

@@ -116,8 +116,9 @@ def emit_loop(op, sig):
         if len(ins) == 1:
             body = "TITER_SPLIT_LOOP(%s, %s, %s, %s)" % ((bits, kernel_name(op, sig)) + fast)
         else:
-            body = "TITER_SPLIT_LOOP2%s(%s, %s, %s, %s, %s)" % (
-                ("_OUT2" if len(outs) == 2 else ""), *(bits, one, kernel_name(op, sig)), *fast)
+            body = "TITER_SPLIT_LOOP2(%s, %s, %s, %s, %s, %s)" % (
+                bits, one, kernel_name(op, sig), *fast,
+                "TITER_TWO_OUTPUTS" if len(outs) == 2 else "TITER_ONE_OUTPUT")
         attrs = "TITER_SIMD_FMA_CLONES " if fast[1] in _FMA_FAST else "TITER_SIMD_CLONES "
     else:
         body = "%s(%s, %s)" % (_LOOP_SHAPES[len(ins), len(outs)], ", ".join(types),

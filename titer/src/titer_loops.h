@@ -191,7 +191,7 @@ static inline void titer_masked_run(titer_loop1d fn, int nt, char **data,
                 T f = FAST(FROMBITS(vb & mask));                            \
                 keep[i] = mask;                                             \
                 all_kept &= mask;                                           \
-                bo[i] = FROMBITS((TOBITS(f) & mask) | (vb & ~mask));        \
+                bo[i] = FROMBITS(TITER_PICK_BITS(mask, TOBITS(f), vb));        \
             }                                                               \
             /* the scalar pass over a block costs as much as the vector one: \
                skipped when every element was in range (the common case) */ \
@@ -204,91 +204,66 @@ static inline void titer_masked_run(titer_loop1d fn, int nt, char **data,
             *(T *)(o + i * so) = KERNEL(*(const T *)(x + i * sx));          \
     }
 
-/* The binary form, for a contiguous output and inputs that are contiguous
+/* The binary form, for contiguous outputs and inputs that are contiguous
  * or one repeated scalar (x ** 2.5): out-of-range pairs become (1, 1)
- * (ONE_BITS) before FAST, and their output element keeps what it held, so
- * an output that is one of the inputs still has it for KERNEL's pass. */
-#define TITER_SPLIT_BLOCK2(T, UI, TOBITS, FROMBITS, ONE_BITS, KERNEL, OK, FAST, A_AT, B_AT) \
+ * (ONE_BITS) before FAST, and their output elements keep what they held, so
+ * an output that is one of the inputs still has it for KERNEL's pass.
+ * OUTS is TITER_ONE_OUTPUT or TITER_TWO_OUTPUTS (divmod: FAST and KERNEL
+ * take a pointer to the second output and return the first); it expands its
+ * arguments only for two, so one macro serves both. */
+#define TITER_ONE_OUTPUT(...)
+#define TITER_TWO_OUTPUTS(...) __VA_ARGS__
+#define TITER_SPLIT_BLOCK2(T, UI, TOBITS, FROMBITS, ONE_BITS, KERNEL, OK, FAST, A_AT, B_AT, OUTS) \
     for (int64_t start = 0; start < n; start += TITER_SPLIT_BLOCK) {        \
         int64_t m = n - start < TITER_SPLIT_BLOCK ? n - start : TITER_SPLIT_BLOCK; \
         T *bo = po + start;                                                 \
+        OUTS(T *bo1 = po1 + start;)                                         \
         UI all_kept = ~(UI)0;                                               \
         TITER_IVDEP for (int64_t i = 0; i < m; i++) {                       \
             T va = A_AT(start + i), vb = B_AT(start + i);                   \
+            OUTS(T second;)                                                 \
             UI mask = (UI)0 - (UI)OK(va, vb);                               \
-            T f = FAST(FROMBITS((TOBITS(va) & mask) | ((UI)(ONE_BITS) & ~mask)), \
-                       FROMBITS((TOBITS(vb) & mask) | ((UI)(ONE_BITS) & ~mask))); \
+            T f = FAST(FROMBITS(TITER_PICK_BITS(mask, TOBITS(va), (UI)(ONE_BITS))), \
+                       FROMBITS(TITER_PICK_BITS(mask, TOBITS(vb), (UI)(ONE_BITS))) \
+                       OUTS(, &second));                                    \
             keep[i] = mask;                                                 \
             all_kept &= mask;                                               \
-            bo[i] = FROMBITS((TOBITS(f) & mask) | (TOBITS(bo[i]) & ~mask)); \
+            bo[i] = FROMBITS(TITER_PICK_BITS(mask, TOBITS(f), TOBITS(bo[i]))); \
+            OUTS(bo1[i] = FROMBITS(TITER_PICK_BITS(mask, TOBITS(second), TOBITS(bo1[i])));) \
         }                                                                   \
         if (!all_kept)                                                      \
             for (int64_t i = 0; i < m; i++)                                 \
-                if (!keep[i]) bo[i] = KERNEL(A_AT(start + i), B_AT(start + i)); \
+                if (!keep[i])                                               \
+                    bo[i] = KERNEL(A_AT(start + i), B_AT(start + i) OUTS(, bo1 + i)); \
     }
 #define TITER_AT_X_ARRAY(i) px[i]
 #define TITER_AT_SCALAR_X(i) vx
 #define TITER_AT_Y_ARRAY(i) py[i]
 #define TITER_AT_SCALAR_Y(i) vy
-#define TITER_SPLIT_LOOP2(T, UI, TOBITS, FROMBITS, ONE_BITS, KERNEL, OK, FAST) \
-    char *o = data[0], *x = data[1], *y = data[2];                          \
-    const int64_t so = strides[0], sx = strides[1], sy = strides[2];       \
+#define TITER_SPLIT_LOOP2(T, UI, TOBITS, FROMBITS, ONE_BITS, KERNEL, OK, FAST, OUTS) \
+    const int nout = 1 OUTS(+ 1);                                           \
+    char *o = data[0], *x = data[nout], *y = data[nout + 1];                \
+    const int64_t so = strides[0], sx = strides[nout], sy = strides[nout + 1]; \
+    OUTS(char *o1 = data[1]; const int64_t so1 = strides[1];)               \
     const int64_t item = (int64_t)sizeof(T);                               \
     if (n <= 0) return;                                                     \
     T *po = (T *)o; const T *px = (const T *)x, *py = (const T *)y;        \
+    OUTS(T *po1 = (T *)o1;)                                                 \
     const T vx = *px, vy = *py;                                             \
     UI keep[TITER_SPLIT_BLOCK];                                             \
-    if (so == item && sx == item && sy == item) {                           \
+    if (so == item OUTS(&& so1 == item) && sx == item && sy == item) {      \
         TITER_SPLIT_BLOCK2(T, UI, TOBITS, FROMBITS, ONE_BITS, KERNEL, OK, FAST, \
-                           TITER_AT_X_ARRAY, TITER_AT_Y_ARRAY)                \
-    } else if (so == item && sx == item && sy == 0) {                       \
+                           TITER_AT_X_ARRAY, TITER_AT_Y_ARRAY, OUTS)          \
+    } else if (so == item OUTS(&& so1 == item) && sx == item && sy == 0) {  \
         TITER_SPLIT_BLOCK2(T, UI, TOBITS, FROMBITS, ONE_BITS, KERNEL, OK, FAST, \
-                           TITER_AT_X_ARRAY, TITER_AT_SCALAR_Y)               \
-    } else if (so == item && sx == 0 && sy == item) {                       \
+                           TITER_AT_X_ARRAY, TITER_AT_SCALAR_Y, OUTS)         \
+    } else if (so == item OUTS(&& so1 == item) && sx == 0 && sy == item) {  \
         TITER_SPLIT_BLOCK2(T, UI, TOBITS, FROMBITS, ONE_BITS, KERNEL, OK, FAST, \
-                           TITER_AT_SCALAR_X, TITER_AT_Y_ARRAY)             \
+                           TITER_AT_SCALAR_X, TITER_AT_Y_ARRAY, OUTS)       \
     } else {                                                                \
         for (int64_t i = 0; i < n; i++)                                     \
-            *(T *)(o + i * so) = KERNEL(*(const T *)(x + i * sx), *(const T *)(y + i * sy)); \
-    }
-
-/* The same for a two-output op (divmod): FAST(a, b, &second) returns the
- * first output; contiguous operands only, anything else is KERNEL's loop.
- * Both outputs keep their old bits for out-of-range pairs, so an output
- * that is an input still holds it for the libm pass. */
-#define TITER_SPLIT_LOOP2_OUT2(T, UI, TOBITS, FROMBITS, ONE_BITS, KERNEL, OK, FAST) \
-    char *o0 = data[0], *o1 = data[1], *x = data[2], *y = data[3];          \
-    const int64_t s0 = strides[0], s1 = strides[1], sx = strides[2],       \
-                  sy = strides[3];                                          \
-    const int64_t item = (int64_t)sizeof(T);                               \
-    if (s0 == item && s1 == item && sx == item && sy == item) {             \
-        T *p0 = (T *)o0, *p1 = (T *)o1;                                     \
-        const T *px = (const T *)x, *py = (const T *)y;                     \
-        UI keep[TITER_SPLIT_BLOCK];                                         \
-        for (int64_t start = 0; start < n; start += TITER_SPLIT_BLOCK) {    \
-            int64_t m = n - start < TITER_SPLIT_BLOCK ? n - start : TITER_SPLIT_BLOCK; \
-            T *b0 = p0 + start, *b1 = p1 + start;                           \
-            const T *bx = px + start, *by = py + start;                     \
-            UI all_kept = ~(UI)0;                                           \
-            TITER_IVDEP for (int64_t i = 0; i < m; i++) {                   \
-                T va = bx[i], vb = by[i], second;                           \
-                UI mask = (UI)0 - (UI)OK(va, vb);                           \
-                T first = FAST(FROMBITS((TOBITS(va) & mask) | ((UI)(ONE_BITS) & ~mask)), \
-                               FROMBITS((TOBITS(vb) & mask) | ((UI)(ONE_BITS) & ~mask)), \
-                               &second);                                    \
-                keep[i] = mask;                                             \
-                all_kept &= mask;                                           \
-                b0[i] = FROMBITS((TOBITS(first) & mask) | (TOBITS(b0[i]) & ~mask)); \
-                b1[i] = FROMBITS((TOBITS(second) & mask) | (TOBITS(b1[i]) & ~mask)); \
-            }                                                               \
-            if (!all_kept)                                                  \
-                for (int64_t i = 0; i < m; i++)                             \
-                    if (!keep[i]) b0[i] = KERNEL(bx[i], by[i], b1 + i);     \
-        }                                                                   \
-    } else {                                                                \
-        for (int64_t i = 0; i < n; i++)                                     \
-            *(T *)(o0 + i * s0) = KERNEL(*(const T *)(x + i * sx), *(const T *)(y + i * sy), \
-                                         (T *)(o1 + i * s1));               \
+            *(T *)(o + i * so) = KERNEL(*(const T *)(x + i * sx), *(const T *)(y + i * sy) \
+                                        OUTS(, (T *)(o1 + i * so1)));       \
     }
 
 /* A cast: contiguous path plus strided walk; CONVERT is one expression. */

@@ -555,6 +555,18 @@ TITER_FAST_INLINE float titer_bits2f(uint32_t u) { union { uint32_t i; float f; 
 TITER_FAST_INLINE uint32_t titer_f2bits(float f) { union { uint32_t i; float f; } v; v.f = f; return v.i; }
 TITER_FAST_INLINE double titer_bits2d(uint64_t u) { union { uint64_t i; double d; } v; v.i = u; return v.d; }
 TITER_FAST_INLINE uint64_t titer_d2bits(double d) { union { uint64_t i; double d; } v; v.d = d; return v.i; }
+/* Selects on the bits (x where the mask is all ones, y where it is zero)
+ * and blends on a 0/1 condition: the branch-free forms GCC if-converts and
+ * vectorizes where `c ? x : y` on floats would stay scalar. */
+#define TITER_PICK_BITS(m, x, y) (((x) & (m)) | ((y) & ~(m)))      /* any unsigned width */
+TITER_FAST_INLINE uint32_t titer_pick_f(uint32_t m, uint32_t x, uint32_t y) { return TITER_PICK_BITS(m, x, y); }
+TITER_FAST_INLINE uint64_t titer_pick_d(uint64_t m, uint64_t x, uint64_t y) { return TITER_PICK_BITS(m, x, y); }
+TITER_FAST_INLINE float titer_blend_f(int use_x, float x, float y) {
+    return titer_bits2f(titer_pick_f(0u - (uint32_t)use_x, titer_f2bits(x), titer_f2bits(y)));
+}
+TITER_FAST_INLINE double titer_blend_d(int use_x, double x, double y) {
+    return titer_bits2d(titer_pick_d(0 - (uint64_t)use_x, titer_d2bits(x), titer_d2bits(y)));
+}
 
 /* sin or cos from the kernels' s and c by the quadrant n of the reduction
  * (c where n is odd, negated where n & 2): on the bits, so loops vectorize */
@@ -796,10 +808,6 @@ TITER_FAST_INLINE double titer_fast_cos(double x) { return titer_sincos_quadrant
  * a formula cancels near zero a short Taylor series in double takes over
  * below 2^-9, picked by a mask; every formula computes nothing that raises a
  * flag in range or on the zero the loop puts in out-of-range lanes. */
-TITER_FAST_INLINE double titer_blend_d(int use_x, double x, double y) {
-    uint64_t m = 0 - (uint64_t)use_x;
-    return titer_bits2d((titer_d2bits(x) & m) | (titer_d2bits(y) & ~m));
-}
 TITER_FAST_INLINE uint32_t titer_fabs_bits(float x) { return titer_f2bits(x) & 0x7fffffffu; }
 TITER_FAST_INLINE float titer_signed_like(float magnitude, float x) {     /* odd functions */
     return titer_bits2f(titer_f2bits(magnitude) | (titer_f2bits(x) & 0x80000000u));
@@ -1004,28 +1012,22 @@ TITER_FAST_INLINE int titer_fast_floor_dividef_ok(float a, float b) {
     int32_t ediff = (int32_t)(titer_fabs_bits(a) >> 23) - (int32_t)(titer_fabs_bits(b) >> 23);
     return titer_fast_fmodf_ok(a, b) & ((ediff > -100) | (titer_fabs_bits(a) == 0));
 }
-TITER_FAST_INLINE float titer_blend_f(uint32_t mask, float x, float y) {
-    return titer_bits2f((titer_f2bits(x) & mask) | (titer_f2bits(y) & ~mask));
-}
 TITER_FAST_INLINE float titer_fast_fmodf(float af, float bf) {
     double a = af, b = bf;
     double n = (double)(int32_t)(a / b);                 /* trunc, |a / b| < 2^27 */
     float r = (float)(a - n * b);
     return titer_bits2f(titer_f2bits(r) | (titer_f2bits(af) & 0x80000000u));
 }
-/* all ones where npy_divmodf moves a nonzero modulus to b's sign (mod += b) */
-TITER_FAST_INLINE uint32_t titer_fmodf_flip(float mod, float b) {
-    return (0u - (uint32_t)(titer_fabs_bits(mod) != 0))
-           & (0u - ((titer_f2bits(mod) ^ titer_f2bits(b)) >> 31));
+/* npy_divmodf moves a nonzero modulus to b's sign (mod += b) */
+TITER_FAST_INLINE int titer_fmodf_flips(float mod, float b) {
+    return (titer_fabs_bits(mod) != 0) & (int)((titer_f2bits(mod) ^ titer_f2bits(b)) >> 31);
 }
 /* npy_divmodf's modulus: mod + b where flipped (b is added only there: a
  * same-signed sum could overflow), b's signed zero where mod is zero */
 TITER_FAST_INLINE float titer_fast_remainderf(float a, float b) {
     float mod = titer_fast_fmodf(a, b);
-    uint32_t flip = titer_fmodf_flip(mod, b);
-    mod = mod + titer_bits2f(titer_f2bits(b) & flip);
-    uint32_t zero = 0u - (uint32_t)(titer_fabs_bits(mod) == 0);
-    return titer_bits2f((titer_f2bits(mod) & ~zero) | (titer_f2bits(b) & 0x80000000u & zero));
+    mod = mod + titer_blend_f(titer_fmodf_flips(mod, b), b, 0.0f);
+    return titer_blend_f(titer_fabs_bits(mod) == 0, titer_bits2f(titer_f2bits(b) & 0x80000000u), mod);
 }
 /* npy_divmodf's quotient: (a - mod) / b, less 1 where mod flipped, floored
  * (by a truncating conversion: |div| < 2^28) and snapped up past .5; a zero
@@ -1033,13 +1035,12 @@ TITER_FAST_INLINE float titer_fast_remainderf(float a, float b) {
 TITER_FAST_INLINE float titer_fast_floor_dividef(float a, float b) {
     float mod = titer_fast_fmodf(a, b);
     float div = (a - mod) / b;
-    div = titer_blend_f(titer_fmodf_flip(mod, b), div - 1.0f, div);
+    div = titer_blend_f(titer_fmodf_flips(mod, b), div - 1.0f, div);
     float t = (float)(int32_t)div;
-    float fl = titer_blend_f(0u - (uint32_t)(t > div), t - 1.0f, t);
-    float up = titer_blend_f(0u - (uint32_t)(div - fl > 0.5f), fl + 1.0f, fl);
-    uint32_t zero = 0u - (uint32_t)(titer_fabs_bits(div) == 0);
-    return titer_bits2f((titer_f2bits(up) & ~zero)
-                        | ((titer_f2bits(a) ^ titer_f2bits(b)) & 0x80000000u & zero));
+    float fl = titer_blend_f(t > div, t - 1.0f, t);
+    float up = titer_blend_f(div - fl > 0.5f, fl + 1.0f, fl);
+    return titer_blend_f(titer_fabs_bits(div) == 0,
+                         titer_bits2f((titer_f2bits(a) ^ titer_f2bits(b)) & 0x80000000u), up);
 }
 
 /* float64 fmod, remainder, floor_divide with NumPy's bits.  n = trunc(a / b)
@@ -1155,7 +1156,6 @@ TITER_FAST_INLINE double titer_fast_hypot(double x, double y) {
 #define TITER_CLIP_BITS(S, T, UI)                                   \
 /* x != x is a quiet compare (no flag), and vectorizes for double too */    \
 TITER_INLINE UI titer_nan_mask_##S(T v) { return (UI)0 - (UI)(v != v); }     \
-TITER_INLINE UI titer_pick_##S(UI m, UI x, UI y) { return (x & m) | (y & ~m); } \
 TITER_INLINE T titer_clip_bits_##S(T x, T lo, T hi) {                        \
     union { UI i; T f; } vx, vl, vh, xs, ls, hs, r, rs, r2;                  \
     vx.f = x; vl.f = lo; vh.f = hi;                                          \
