@@ -15,7 +15,7 @@ from hypothesis.extra import numpy as hnp
 
 import titer
 from titer import _ops
-from oracle import DTYPES, assert_same, value_grid
+from oracle import DTYPES, assert_same, special_values, value_grid
 from test_elementwise import assert_like_numpy, numpy_call, same_as_numpy, titer_call
 
 CATALOG = """absolute add arccos arccosh arcsin arcsinh arctan arctan2 arctanh bitwise_and
@@ -307,7 +307,7 @@ def test_errstate_flags_like_numpy(op):
     values of every float signature."""
     for sig in op.types:
         ins, _ = _ops.parse_signature(sig)
-        if any(c in "FD" for c in ins) or ins[0] not in "fd":
+        if any(c in "FD" for c in ins) or ins[0] not in "efd":
             continue                    # NumPy's complex/int flags vary by CPU path
         inputs = [value_grid(c, (40,), seed=i) for i, c in enumerate(ins)]
         theirs = _fp_outcome(lambda: numpy_call_raw(op.name, *inputs), "warn")
@@ -316,6 +316,63 @@ def test_errstate_flags_like_numpy(op):
             theirs = tuple(t for t in theirs if t != "underflow")
             ours = tuple(t for t in ours if t != "underflow")
         assert ours == theirs, "%s %s: %s vs NumPy %s" % (op.name, sig, ours, theirs)
+
+
+def _float16_edges():
+    """Values around float16's range: exact and inexact subnormals, values
+    that round to zero, to the largest half and past it; both signs."""
+    tiny = 2.0 ** -24
+    edges = [0.0, tiny, 3 * tiny, 1023 * tiny, 2.0 ** -14, 1.5 * tiny, 0.3 * tiny,
+             0.5 * tiny, 0.51 * tiny, 2.0 ** -26, 1e-9, 1e-30, 1e-300, 5e-324,
+             65504.0, 65519.0, 65520.0, 7e4, 1e10, 1.0, 1.0 + 2.0 ** -11, 1e-5, 6.1e-5]
+    return edges + [-v for v in edges]
+
+
+@pytest.mark.parametrize("source", ["float32", "float64"])
+def test_float16_rounding_flags_like_numpy(source):
+    """Rounding to float16 (a cast, or float16 arithmetic's last step):
+    NumPy's bits and NumPy's flags value by value: overflow past the range,
+    underflow where the result is a subnormal or zero that is not exact."""
+    for value in _float16_edges():
+        src = np.array([value], dtype=source)
+        if source == "float32" and src[0] != value and value != 0 and abs(value) < 1e-38:
+            continue                    # not a float32 (flushed); the float64 run has it
+        for mode in ("warn", "raise"):
+            dst, theirs_dst = np.empty(1, np.float16), np.empty(1, np.float16)
+            ours = _fp_outcome(lambda: titer.copy(dst, src), mode)
+            theirs = _fp_outcome(lambda: np.copyto(theirs_dst, src), mode)
+            assert ours == theirs, (source, value, mode, ours, theirs)
+            if mode == "warn":
+                np.testing.assert_array_equal(dst.view(np.uint16), theirs_dst.view(np.uint16))
+    halves = np.array([v for v in _float16_edges() if abs(v) < 7e4], dtype=np.float16)
+    scales = np.array([0.5, 2.0 ** -10, 1e-3, 3.0, 1024.0], dtype=np.float16)
+    for h in halves:
+        for k in scales:
+            x, y = np.array([h]), np.array([k])
+            for name in ("multiply", "add", "divide"):
+                ours = _fp_outcome(lambda: titer.elementwise(name, None, x, y), "raise")
+                theirs = _fp_outcome(lambda: getattr(np, name)(x, y), "raise")
+                assert ours == theirs, (name, h, k, ours, theirs)
+
+
+def test_complex_abs_values_and_no_flag_from_inf_nan():
+    """|z| on complex64/complex128 with every special value (inf and nan
+    parts, zeros, huge and tiny parts): NumPy's values, and inf and nan parts
+    raise nothing (the branch-free loop computes on masked lanes).  Overflow
+    and underflow of huge / tiny finite parts are not compared: NumPy's
+    SIMD loop raises none there (its complex flags vary by CPU path)."""
+    for dtype in ("complex64", "complex128"):
+        z = value_grid(dtype, (60, 60), seed=5)
+        parts = np.array(special_values(np.dtype(dtype).char.lower()), dtype=z.real.dtype)
+        z.real[:, : len(parts)] = parts
+        z.imag[: len(parts), :] = parts[:, None]
+        inf_nan = z[~np.isfinite(z.real) | ~np.isfinite(z.imag)]
+        assert _fp_outcome(lambda: titer.elementwise("absolute", None, inf_nan), "raise") == ()
+        with np.errstate(all="ignore"):
+            got = titer.elementwise("absolute", None, z)
+        same_as_numpy("absolute", got, np.abs(z), dtype)
+        same_as_numpy("absolute", titer.elementwise("absolute", None, z[::3, ::2]),
+                      np.abs(z[::3, ::2]), dtype + " strided")
 
 
 def numpy_call_raw(name, *inputs):

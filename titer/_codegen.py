@@ -77,7 +77,10 @@ def emit_kernel(op, sig):
         result = expr
     else:
         result = "(%s)(%s)" % (out_c, expr)
-    lines = ["TITER_INLINE %s %s(%s) {" % (out_c, kernel_name(op, sig), ", ".join(params)),
+    # float16 kernels are forced inline: with the two conversions in them
+    # GCC would leave them out of line, a call per element
+    inline = "TITER_FAST_INLINE" if through_float else "TITER_INLINE"
+    lines = ["%s %s %s(%s) {" % (inline, out_c, kernel_name(op, sig), ", ".join(params)),
              "    %s (void)sizeof(T); (void)sizeof(U);" % typedefs]
     lines += ["    " + s for s in prologue]
     if epilogue:
@@ -101,6 +104,9 @@ _SPLIT_BITS = {"f": ("float, uint32_t, titer_f2bits, titer_bits2f", "0x3f800000u
                "d": ("double, uint64_t, titer_d2bits, titer_bits2d", "0x3ff0000000000000ull")}
 
 
+# expressions that fuse a multiply-add as NumPy's loops do (titer_muladd):
+# their loops are built with FMA enabled, so it is one instruction
+_FUSED_CALLS = ("titer_muladd(", "titer_cmul(", "titer_cabs(")
 # fast functions that need a fused multiply-add in hardware to be fast
 # (titer_scalar.h: exact a - n b)
 _FMA_FAST = {"titer_fast_fmod", "titer_fast_remainder", "titer_fast_floor_divide",
@@ -124,6 +130,8 @@ def emit_loop(op, sig):
         body = "%s(%s, %s)" % (_LOOP_SHAPES[len(ins), len(outs)], ", ".join(types),
                                kernel_name(op, sig))
         attrs = no_trapping_math(op, sig)
+        if any(call in ops.lookup_expr(op, ins)[1] for call in _FUSED_CALLS):
+            attrs += "TITER_SIMD_FMA_CLONES "
     return ("%sstatic void %s(char **data, const int64_t *strides, int64_t n) {\n"
             "    %s\n}" % (attrs, loop_name(op, sig), body))
 
@@ -154,6 +162,10 @@ def cast_expr(src, dst):
         if src in "FD":
             return "((%s){(%s)v.re, (%s)v.im})" % (ops.C_TYPE[dst], part, part)
         return "((%s){(%s)(%s), 0})" % (ops.C_TYPE[dst], part, real)
+    if src == "e" and dst == "I":
+        # NumPy's scalar loop: the float through a 64-bit conversion, its low
+        # 32 bits (so nan / inf / negatives give what x86's cvttss2si gives)
+        return "(uint32_t)(int64_t)(%s)" % real
     return "(%s)(%s)" % (ops.C_TYPE[dst], real)
 
 

@@ -98,7 +98,7 @@ def _weak_scalar(value, dst_dtype, casting):
 def copy(dst, src, casting="same_kind"):
     """``numpy.copyto(dst, src, casting)``: src broadcast into dst, dtype
     conversion in titer's cast loops, NumPy's warnings for NaN/inf to
-    integers and overflow to float16.  Returns dst."""
+    integers, overflow and inexact underflow to float16.  Returns dst."""
     if _is_device(dst):
         return _cuda_entry("copy", "copy")(dst, src, casting)
     if not cnp.PyArray_Check(dst):

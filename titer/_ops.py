@@ -94,7 +94,7 @@ OPS = [
         "int": "(T)(-(U)a)", "half": "(titer_half)(a ^ 0x8000u)",
         "float": "-a", "complex": "titer_cmake(-a.re, -a.im)"}, (), "-a"),
     Op("positive", 1, 1, same(INTS + HALF + FLOATS + COMPLEX, 1), {
-        "real": "a", "complex": "a"}, (), "+a"),
+        "real": "a", "half": "a", "complex": "a"}, (), "+a"),
     Op("absolute", 1, 1, same(BOOL + INTS + HALF + FLOATS, 1)
        + complex_to_real(COMPLEX), {
         "bool": "a", "uint": "a", "sint": "(T)(a < 0 ? -(U)a : (U)a)",
@@ -235,7 +235,7 @@ OPS += [
                                             "float": "titer_spacing(a)"},
        (), "distance to the next float away from zero"),
     Op("signbit", 1, 1, to_bool(FLOATING, 1), {"half": "(a & 0x8000u) != 0",
-                                               "float": "signbit(a) != 0"}, (), "a < 0 or -0"),
+                                               "float": "titer_signbit(a)"}, (), "a < 0 or -0"),
     Op("heaviside", 2, 1, same(FLOATING), {
         "float": "(a != a ? (T)NAN : a == 0 ? b : a < 0 ? (T)0 : (T)1)"},
        (), "0 below 0, b at 0, 1 above"),
@@ -247,7 +247,7 @@ OPS += [
         "float": "(a > 0 ? (T)1 : a < 0 ? (T)-1 : a == 0 ? (T)0 : a)",
         "complex": "titer_cfn(sign, a)"}, (), "-1, 0 or 1 (complex: a / |a|)"),
     Op("conjugate", 1, 1, same(INTS + INEXACT, 1), {
-        "real": "a", "complex": "titer_cmake(a.re, -a.im)"}, ("conj",), "conj(a)"),
+        "real": "a", "half": "a", "complex": "titer_cmake(a.re, -a.im)"}, ("conj",), "conj(a)"),
     Op("fmax", 2, 1, same(NUMERIC), {
         "bool": "a || b", "int": "(a >= b ? a : b)",
         "half": "((titer_half_ge(a, b) || titer_half_isnan(b)) ? a : b)",

@@ -170,8 +170,8 @@ def emit_functor(op, sig):
     device function, and the functor + extern "C" kernels around it."""
     ins, outs = ops.parse_signature(sig)
     cpu = codegen.emit_kernel(op, sig)
-    assert cpu.startswith("TITER_INLINE "), cpu[:40]
-    lines = ["static __device__ __forceinline__ " + cpu[len("TITER_INLINE "):]]
+    qualifier = next(q for q in ("TITER_INLINE ", "TITER_FAST_INLINE ") if cpu.startswith(q))
+    lines = ["static __device__ __forceinline__ " + cpu[len(qualifier):]]
     stem = kernel_stem(op.name, sig)
     codes = [_code(c) for c in ins] + [-1] * (MAX_NIN - len(ins))
     types = [ops.C_TYPE[c] for c in ins] + ["titer_none"] * (MAX_NIN - len(ins))

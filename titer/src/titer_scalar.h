@@ -13,25 +13,43 @@
 #define TITER_INLINE static inline
 #endif
 
+/* forced: a helper several fast paths share (the double log, atan, float16 to float) is
+ * otherwise left out of line in some translation units, and a call in the
+ * loop body stops it vectorizing */
+#if defined(__GNUC__)
+#define TITER_FAST_INLINE static inline __attribute__((always_inline))
+#else
+#define TITER_FAST_INLINE static inline
+#endif
+
 typedef uint8_t npy_bool_t;     /* NumPy's bool: one byte, 0 or 1 */
 typedef uint16_t titer_half;    /* IEEE binary16 bits; math goes through float */
 typedef struct { float re, im; } titer_cfloat;
 typedef struct { double re, im; } titer_cdouble;
 
-/* ---- float16 <-> float32/float64, round to nearest even (NumPy's rules) ---- */
+/* ---- float16 <-> float32/float64, round to nearest even (NumPy's rules:
+ * overflow raised past the range, underflow where the result is a subnormal
+ * or zero that is not exact) ---- */
 
-TITER_INLINE float titer_h2f(titer_half h) {
+/* Branch-free, so the loops around it vectorize: the three cases are
+ * computed side by side and picked by masks. */
+TITER_FAST_INLINE float titer_h2f(titer_half h) {
     uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-    uint32_t exp = h & 0x7c00u, sig = h & 0x03ffu, bits;
-    float f;
-    if (exp == 0) {                      /* zero or subnormal: exact in float */
-        f = (float)sig * 5.9604644775390625e-8f;      /* sig * 2^-24 */
-        return sign ? -f : f;
-    }
-    if (exp == 0x7c00u)                  /* inf / nan, payload kept */
-        bits = sign | 0x7f800000u | (sig << 13);
-    else
-        bits = sign | (((uint32_t)(h & 0x7fffu) + 0x1c000u) << 13);
+    uint32_t mag = (uint32_t)(h & 0x7fffu) << 13;   /* exponent and significand in place */
+    uint32_t exp = mag & 0x0f800000u;
+    uint32_t is_small = 0u - (uint32_t)(exp == 0), is_special = 0u - (uint32_t)(exp == 0x0f800000u);
+    uint32_t normal = mag + ((127u - 15u) << 23);   /* rebiased */
+    uint32_t special = mag | 0x7f800000u;           /* inf / nan, payload kept */
+    /* zero or subnormal: sig 2^-24 = (2^-14 + sig 2^-24) - 2^-14, exact;
+     * other lanes subtract 2^-14 from itself, so nothing is inexact */
+    uint32_t small_in = ((mag & is_small) + (113u << 23)), bias = 113u << 23;
+    float small_f, bias_f, f;
+    memcpy(&small_f, &small_in, 4);
+    memcpy(&bias_f, &bias, 4);
+    small_f -= bias_f;
+    uint32_t small, bits;
+    memcpy(&small, &small_f, 4);
+    bits = sign | (small & is_small) | (special & is_special) | (normal & ~(is_small | is_special));
     memcpy(&f, &bits, 4);
     return f;
 }
@@ -60,8 +78,12 @@ TITER_INLINE titer_half titer_f2h(float f) {
     }
     if (ax < 0x38800000u) {              /* below 2^-14: half subnormal or 0 */
         uint32_t e = ax >> 23;
-        if (e < 102) return sign;        /* below 2^-25 rounds to zero */
+        if (e < 102) {                   /* below 2^-25 rounds to zero */
+            if (ax != 0) feraiseexcept(FE_UNDERFLOW);
+            return sign;
+        }
         uint32_t sig = (ax & 0x7fffffu) | 0x800000u;
+        if (sig & ((1u << (126 - e)) - 1)) feraiseexcept(FE_UNDERFLOW);   /* inexact */
         return sign | (uint16_t)TITER_ROUND_SHIFT(uint32_t, sig, 126 - e);
     }
     uint32_t base = TITER_ROUND_SHIFT(uint32_t, ax, 13) - ((127u - 15u) << 10);
@@ -88,8 +110,12 @@ TITER_INLINE titer_half titer_d2h(double d) {
     }
     if (ax < (1009ull << 52)) {
         uint64_t e = ax >> 52;
-        if (e < 998) return sign;
+        if (e < 998) {
+            if (ax != 0) feraiseexcept(FE_UNDERFLOW);
+            return sign;
+        }
         uint64_t sig = (ax & 0xfffffffffffffull) | (1ull << 52);
+        if (sig & ((1ull << (1051 - e)) - 1)) feraiseexcept(FE_UNDERFLOW);
         return sign | (uint16_t)TITER_ROUND_SHIFT(uint64_t, sig, 1051 - e);
     }
     uint64_t base = TITER_ROUND_SHIFT(uint64_t, ax, 42) - ((1023ull - 15ull) << 10);
@@ -103,11 +129,13 @@ TITER_INLINE titer_half titer_d2h(double d) {
 TITER_INLINE int titer_half_isnan(titer_half h) {
     return (h & 0x7c00u) == 0x7c00u && (h & 0x03ffu) != 0;
 }
+/* quiet compares, as NumPy's npy_half_ge / npy_half_le on the bits: a nan
+ * gives false and raises nothing */
 TITER_INLINE int titer_half_ge(titer_half a, titer_half b) {
-    return titer_h2f(a) >= titer_h2f(b);
+    return __builtin_isgreaterequal(titer_h2f(a), titer_h2f(b));
 }
 TITER_INLINE int titer_half_le(titer_half a, titer_half b) {
-    return titer_h2f(a) <= titer_h2f(b);
+    return __builtin_islessequal(titer_h2f(a), titer_h2f(b));
 }
 
 /* ---- real helpers (type-generic so one op-table expression covers f and d) ---- */
@@ -118,27 +146,22 @@ TITER_INLINE int titer_half_le(titer_half a, titer_half b) {
  * a*b+c there, so their last bit depends on the CPU.  titer follows: FMA
  * when the CPU has it (decided once at import), separate ops otherwise. */
 extern int titer_use_fma;
+#ifdef TITER_ISA
+/* the instruction-set builds are chosen only on CPUs with FMA (_core.pyx);
+ * loops that call this are built with FMA enabled (TITER_SIMD_FMA_CLONES) */
+#define titer_muladd(x, y, z) _Generic((x), float: __builtin_fmaf, default: __builtin_fma)((x), (y), (z))
+#else
 #define titer_muladd(x, y, z) (titer_use_fma                                  \
-    ? _Generic((x), float: fmaf, default: fma)((x), (y), (z)) : (x) * (y) + (z))
+    ? _Generic((x), float: __builtin_fmaf, default: __builtin_fma)((x), (y), (z)) : (x) * (y) + (z))
+#endif
 
 /* ---- complex: explicit formulas, as NumPy's loops (no C99 Annex G rescue) ---- */
 #define titer_cmake(r, i) ({ __typeof__(a) _z; _z.re = (r); _z.im = (i); _z; })
 #define titer_cmul(x, y) titer_cmake(titer_muladd((x).re, (y).re, -((x).im * (y).im)), \
                                      titer_muladd((x).re, (y).im, (x).im * (y).re))
 
-/* |z| as NumPy's SIMD loop computes it: larger * sqrt(1 + ratio^2), with
- * inf winning over nan. */
-#define titer_cabs(z) ({                                                     \
-    __typeof__((z).re) _re = titer_fabs((z).re), _im = titer_fabs((z).im), _r; \
-    if (isinf(_re) || isinf(_im)) _r = (__typeof__(_re))INFINITY;           \
-    else if (isnan(_re) || isnan(_im)) _r = (__typeof__(_re))NAN;           \
-    else {                                                                  \
-        __typeof__(_re) _big = _re > _im ? _re : _im, _small = _re > _im ? _im : _re; \
-        __typeof__(_re) _ratio = _big == 0 ? 0 : _small / _big;             \
-        _r = _Generic(_re, float: sqrtf, default: sqrt)(                    \
-                 titer_muladd(_ratio, _ratio, (__typeof__(_re))1)) * _big;   \
-    }                                                                       \
-    _r; })
+/* |z|: titer_cabs_f / titer_cabs_d below (on the bits, after the bit casts) */
+#define titer_cabs(z) _Generic((z).re, float: titer_cabs_f, default: titer_cabs_d)((z).re, (z).im)
 
 /* Smith's division with NumPy's choices for a zero divisor. */
 #define titer_cdiv(x, y) ({                                                  \
@@ -375,15 +398,23 @@ TITER_INLINE T titer_ilcm_##S(T a, T b) {                                    \
     U g = (U)titer_igcd_##S(a, b);                                           \
     return g == 0 ? 0 : (T)(U)((uint64_t)(x / g) * (uint64_t)y);             \
 }                                                                            \
+/* shifts in the type's own width (a negative count is a huge unsigned one) \
+   so narrow lanes vectorize; past the width: 0, or the sign fill */         \
 TITER_INLINE T titer_lshift_##S(T a, T b) {                                  \
-    return (uint64_t)(int64_t)b < sizeof(T) * 8 ? (T)(U)((uint64_t)(U)a << b) : 0; \
+    return (U)b < sizeof(T) * 8 ? (T)(U)((U)a << (U)b) : 0;                  \
 }                                                                            \
 TITER_INLINE T titer_rshift_##S(T a, T b) {                                  \
-    if ((uint64_t)(int64_t)b < sizeof(T) * 8) return (T)(a >> b);            \
-    return a < (T)0 ? (T)-1 : 0;                                             \
+    return (U)b < sizeof(T) * 8 ? (T)(a >> (U)b) : (a < (T)0 ? (T)-1 : 0);   \
 }                                                                            \
+/* bit counts by the SWAR steps on the type's own width (vector lanes that  \
+   narrow; x86 has no vector popcnt before AVX-512); 64 bits use popcnt */   \
 TITER_INLINE uint8_t titer_popcount_##S(T a) {                               \
-    return (uint8_t)__builtin_popcountll((uint64_t)titer_iabs_##S(a));       \
+    U x = titer_iabs_##S(a);                                                 \
+    if (sizeof(U) == 8) return (uint8_t)__builtin_popcountll((uint64_t)x);   \
+    x = (U)(x - ((x >> 1) & (U)0x5555555555555555ull));                      \
+    x = (U)((x & (U)0x3333333333333333ull) + ((x >> 2) & (U)0x3333333333333333ull)); \
+    x = (U)((x + (x >> 4)) & (U)0x0f0f0f0f0f0f0f0full);                      \
+    return (uint8_t)((U)(x * (U)0x0101010101010101ull) >> (sizeof(U) * 8 - 8)); \
 }                                                                            \
 /* 1.0 / a stored as T; 1/0 gives x86's conversion of inf, as NumPy does. */ \
 TITER_INLINE T titer_ireciprocal_##S(T a) {                                  \
@@ -543,18 +574,14 @@ TITER_CPLX_DEFS(D, titer_cdouble, double, , CMPLX)
  * value for every element, then redoes the out-of-range ones (NaN, inf,
  * overflow, subnormals, zero, negatives) with libm, so special values and
  * FP flags are libm's. */
-/* forced: a helper several fast paths share (the double log, atan) is
- * otherwise left out of line in some translation units, and a call in the
- * loop body stops it vectorizing */
-#if defined(__GNUC__)
-#define TITER_FAST_INLINE static inline __attribute__((always_inline))
-#else
-#define TITER_FAST_INLINE static inline
-#endif
 TITER_FAST_INLINE float titer_bits2f(uint32_t u) { union { uint32_t i; float f; } v; v.i = u; return v.f; }
 TITER_FAST_INLINE uint32_t titer_f2bits(float f) { union { uint32_t i; float f; } v; v.f = f; return v.i; }
 TITER_FAST_INLINE double titer_bits2d(uint64_t u) { union { uint64_t i; double d; } v; v.i = u; return v.d; }
 TITER_FAST_INLINE uint64_t titer_d2bits(double d) { union { uint64_t i; double d; } v; v.d = d; return v.i; }
+/* on the bits: signbit() stays a scalar call in GCC's vectorizer */
+#define titer_signbit(x) _Generic((x), float: titer_signbit_f, default: titer_signbit_d)(x)
+TITER_FAST_INLINE int titer_signbit_f(float x) { return (int)(titer_f2bits(x) >> 31); }
+TITER_FAST_INLINE int titer_signbit_d(double x) { return (int)(titer_d2bits(x) >> 63); }
 /* Selects on the bits (x where the mask is all ones, y where it is zero)
  * and blends on a 0/1 condition: the branch-free forms GCC if-converts and
  * vectorizes where `c ? x : y` on floats would stay scalar. */
@@ -567,6 +594,29 @@ TITER_FAST_INLINE float titer_blend_f(int use_x, float x, float y) {
 TITER_FAST_INLINE double titer_blend_d(int use_x, double x, double y) {
     return titer_bits2d(titer_pick_d(0 - (uint64_t)use_x, titer_d2bits(x), titer_d2bits(y)));
 }
+
+/* |z| as NumPy's SIMD loop computes it: larger * sqrt(1 + ratio^2), with
+ * inf winning over nan (a positive quiet nan).  On the bits, so the loops
+ * vectorize and raise nothing: integer compares order the magnitudes, inf
+ * and nan parts become 0 before the arithmetic, their answer is picked
+ * after; a zero larger part divides by 1 (0 / 1 = 0). */
+#define TITER_CABS(S, T, UI, SI, TOBITS, FROMBITS, SQRT, INF_BITS, NAN_BITS)   \
+TITER_FAST_INLINE T titer_cabs_##S(T re, T im) {                              \
+    UI rb = TOBITS(re) & (~(UI)0 >> 1), ib = TOBITS(im) & (~(UI)0 >> 1);      \
+    UI any_inf = (UI)0 - (UI)((rb == (INF_BITS)) | (ib == (INF_BITS)));       \
+    UI finite = (UI)0 - (UI)(((SI)rb < (SI)(INF_BITS)) & ((SI)ib < (SI)(INF_BITS))); \
+    rb &= finite; ib &= finite;                                               \
+    UI r_bigger = (UI)0 - (UI)((SI)rb > (SI)ib);                              \
+    UI big = TITER_PICK_BITS(r_bigger, rb, ib), small = TITER_PICK_BITS(r_bigger, ib, rb); \
+    T divisor = FROMBITS(TITER_PICK_BITS((UI)0 - (UI)(big == 0), TOBITS((T)1), big)); \
+    T ratio = FROMBITS(small) / divisor;                                      \
+    T r = SQRT(titer_muladd(ratio, ratio, (T)1)) * FROMBITS(big);             \
+    return FROMBITS(TITER_PICK_BITS(finite, TOBITS(r),                        \
+                                    TITER_PICK_BITS(any_inf, (UI)(INF_BITS), (UI)(NAN_BITS)))); \
+}
+TITER_CABS(f, float, uint32_t, int32_t, titer_f2bits, titer_bits2f, sqrtf, 0x7f800000u, 0x7fc00000u)
+TITER_CABS(d, double, uint64_t, int64_t, titer_d2bits, titer_bits2d, sqrt, 0x7ff0000000000000ull,
+           0x7ff8000000000000ull)
 
 /* sin or cos from the kernels' s and c by the quadrant n of the reduction
  * (c where n is odd, negated where n & 2): on the bits, so loops vectorize */
