@@ -7,6 +7,7 @@ splitting and the output layout rule are checked against the CPU path and
 NumPy, with no GPU.  Transcendental functions run on the host's libm here
 (a GPU uses libdevice): within a few ULP of the CPU path, the rest exact."""
 import warnings
+import zlib
 
 import numpy as np
 import pytest
@@ -99,11 +100,18 @@ def test_device_division_matches(be):
             assert be.lib.titer_host_div(int(d) & 0xFFFFFFFF, magic, shift, n) == n // int(d)
 
 
-def compare(op, got, want):
-    if op.approx:
-        assert_ulp(got, want, 8)            # libm here vs the CPU path's (SIMD) libm
-    else:
+def compare(op, got, want, inputs):
+    if not op.approx:
         assert_same(got, want)
+        return
+    ulps = 8                                # libm here vs the CPU path's (SIMD) libm
+    if op.name == "power" and want.dtype.kind == "c":
+        # a ** b = exp(b log a): both sides' errors grow with |b log a|
+        a, b = (x.astype(np.complex128) for x in inputs)
+        with np.errstate(all="ignore"):
+            gain = np.abs(b * np.log(a))
+        ulps *= max(1.0, float(np.max(gain, where=np.isfinite(gain), initial=0.0)))
+    assert_ulp(got, want, ulps)
 
 
 @pytest.mark.parametrize("name", OPS)
@@ -112,7 +120,7 @@ def test_every_signature_contiguous_and_strided(be, name):
     (offset calculator), against the CPU path."""
     op = _ops.OPS_BY_NAME[name]
     kernels = be.manifest["ops"][name]["kernels"]
-    rng = np.random.default_rng(abs(hash(name)) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(name.encode()))   # the same values every run
     checked = 0
     for sig in op.types:
         if sig not in kernels:
@@ -125,13 +133,13 @@ def test_every_signature_contiguous_and_strided(be, name):
         with np.errstate(all="ignore"):
             want = cpu(name, None, *flat)
             got = run(be, name, None, *flat)
-        compare(op, got, want)
+        compare(op, got, want, flat)
         # strided: a transposed first input, a broadcast row for the others
         strided = [flat[0].T.copy().T] + [x[:1] for x in flat[1:]]
         strided[0] = np.asfortranarray(flat[0])
         want = cpu(name, None, *strided)
         got = run(be, name, None, *strided)
-        compare(op, got, want)
+        compare(op, got, want, strided)
         for g, w in zip(got if isinstance(got, tuple) else (got,),
                         want if isinstance(want, tuple) else (want,)):
             assert g.strides == w.strides

@@ -16,8 +16,10 @@ SIGNATURES = [(op, sig) for op in _ops.OPS for sig in op.types]
 
 # NumPy's maximum/minimum return either zero for max(+0, -0): its SIMD body
 # and its scalar tail disagree.  titer follows the documented
-# np.where(x1 >= x2, x1, x2); the sign of such zeros is not compared.
-ZERO_SIGN_FREE = {"maximum", "minimum", "fmax", "fmin"}
+# np.where(x1 >= x2, x1, x2); the sign of such zeros is not compared.  clip
+# is a max and a min: NumPy's scalar loop gives clip(0, -0, 1) = -0 as titer
+# does, its AVX-512 loop +0.
+ZERO_SIGN_FREE = {"maximum", "minimum", "fmax", "fmin", "clip"}
 APPROX = {op.name for op in _ops.OPS if op.approx}
 
 
