@@ -355,6 +355,56 @@ def test_float16_rounding_flags_like_numpy(source):
                 assert ours == theirs, (name, h, k, ours, theirs)
 
 
+@pytest.mark.parametrize("source", ["float32", "float64"])
+def test_float16_rounding_in_vector_loops(source):
+    """The rounding to float16 runs branch-free in vectorized loops: NumPy's
+    bits over a spread of bit patterns (NaN payloads, subnormals, ties,
+    overflow) on contiguous and strided arrays, and NumPy's flags when one
+    overflowing or inexact-tiny element sits anywhere in a long array (the
+    vector body, its tail), as a cast and as float16 arithmetic."""
+    width = np.dtype(source).itemsize * 8
+    uint = np.dtype("uint%d" % width)
+    if width == 32:
+        bits = np.arange(0, 2 ** 32, 4093, dtype=np.uint64).astype(uint)
+    else:
+        rng = np.random.default_rng(7)
+        bits = rng.integers(0, 2 ** 63, 2 ** 20, dtype=np.uint64)
+        exps = rng.integers(990, 1050, bits.size).astype(np.uint64)   # near float16's range
+        bits[::2] = (bits[::2] & np.uint64(0x800fffffffffffff)) | (exps[::2] << np.uint64(52))
+        bits = bits.astype(uint)
+    values = bits.view(source)
+    with np.errstate(all="ignore"):
+        for src in (values, values[::3]):
+            ours, theirs = np.empty(src.shape, np.float16), np.empty(src.shape, np.float16)
+            titer.copy(ours, src)
+            np.copyto(theirs, src)
+            np.testing.assert_array_equal(ours.view(np.uint16), theirs.view(np.uint16))
+    base = np.linspace(0.5, 2.0, 203).astype(source)
+    for planted in (65520.0, -7e4, 1e-9, 0.3 * 2.0 ** -24, 2.0 ** -24):
+        for at in (0, 5, 37, 64, 200, 202):
+            src = base.copy()
+            src[at] = planted
+            for mode in ("warn", "raise"):
+                dst, theirs_dst = np.empty(src.shape, np.float16), np.empty(src.shape, np.float16)
+                ours = _fp_outcome(lambda: titer.copy(dst, src), mode)
+                theirs = _fp_outcome(lambda: np.copyto(theirs_dst, src), mode)
+                assert ours == theirs, (planted, at, mode, ours, theirs)
+    # float16 arithmetic: x * y or x / y with one element overflowing, one
+    # rounding to an inexact subnormal, or one exact subnormal (no flag)
+    halves = base.astype(np.float16)
+    for planted, name, by in ((40000.0, "multiply", 2.0), (-40000.0, "divide", 0.5),
+                              (3 * 2.0 ** -24, "multiply", 0.5), (3 * 2.0 ** -24, "divide", 2.0),
+                              (2 * 2.0 ** -24, "multiply", 0.5)):
+        for at in (0, 5, 37, 64, 200, 202):
+            x = halves.copy()
+            x[at] = planted
+            y = np.full(x.shape, by, np.float16)
+            for mode in ("warn", "raise"):
+                ours = _fp_outcome(lambda: titer.elementwise(name, None, x, y), mode)
+                theirs = _fp_outcome(lambda: getattr(np, name)(x, y), mode)
+                assert ours == theirs, (name, planted, at, mode, ours, theirs)
+
+
 def test_complex_abs_values_and_no_flag_from_inf_nan():
     """|z| on complex64/complex128 with every special value (inf and nan
     parts, zeros, huge and tiny parts): NumPy's values, and inf and nan parts

@@ -37,9 +37,10 @@ _NO_TRAPPING_MATH = {"floor", "ceil", "trunc"}
 
 
 def no_trapping_math(op, sig):
-    """float32/float64 loops only: float16 ones call conversion helpers that
-    would not be inlined into a function built with other options."""
-    return "TITER_NO_TRAPPING_MATH " if op.name in _NO_TRAPPING_MATH and sig[0] in "fd" else ""
+    """Floating loops (float16 ones round in float; their conversion helpers
+    are forced inline, so they inline into a function built with other
+    options, and an integer-valued result raises no flag)."""
+    return "TITER_NO_TRAPPING_MATH " if op.name in _NO_TRAPPING_MATH and sig[0] in "efd" else ""
 
 
 def emit_kernel(op, sig):

@@ -27,6 +27,12 @@ typedef uint16_t titer_half;    /* IEEE binary16 bits; math goes through float *
 typedef struct { float re, im; } titer_cfloat;
 typedef struct { double re, im; } titer_cdouble;
 
+/* Bit casts: the branch-free helpers below work on the bits. */
+TITER_FAST_INLINE float titer_bits2f(uint32_t u) { union { uint32_t i; float f; } v; v.i = u; return v.f; }
+TITER_FAST_INLINE uint32_t titer_f2bits(float f) { union { uint32_t i; float f; } v; v.f = f; return v.i; }
+TITER_FAST_INLINE double titer_bits2d(uint64_t u) { union { uint64_t i; double d; } v; v.i = u; return v.d; }
+TITER_FAST_INLINE uint64_t titer_d2bits(double d) { union { uint64_t i; double d; } v; v.d = d; return v.i; }
+
 /* ---- float16 <-> float32/float64, round to nearest even (NumPy's rules:
  * overflow raised past the range, underflow where the result is a subnormal
  * or zero that is not exact) ---- */
@@ -42,89 +48,54 @@ TITER_FAST_INLINE float titer_h2f(titer_half h) {
     uint32_t special = mag | 0x7f800000u;           /* inf / nan, payload kept */
     /* zero or subnormal: sig 2^-24 = (2^-14 + sig 2^-24) - 2^-14, exact;
      * other lanes subtract 2^-14 from itself, so nothing is inexact */
-    uint32_t small_in = ((mag & is_small) + (113u << 23)), bias = 113u << 23;
-    float small_f, bias_f, f;
-    memcpy(&small_f, &small_in, 4);
-    memcpy(&bias_f, &bias, 4);
-    small_f -= bias_f;
-    uint32_t small, bits;
-    memcpy(&small, &small_f, 4);
-    bits = sign | (small & is_small) | (special & is_special) | (normal & ~(is_small | is_special));
-    memcpy(&f, &bits, 4);
-    return f;
+    float bias = titer_bits2f(113u << 23);
+    uint32_t small = titer_f2bits(titer_bits2f((mag & is_small) + (113u << 23)) - bias);
+    return titer_bits2f(sign | (small & is_small) | (special & is_special)
+                        | (normal & ~(is_small | is_special)));
 }
 
-/* Round the integer `sig >> shift` to nearest, ties to even. */
-#define TITER_ROUND_SHIFT(TYPE, sig, shift) ({                              \
-    TYPE _rem = (sig) & ((((TYPE)1) << (shift)) - 1);                       \
-    TYPE _half = ((TYPE)1) << ((shift) - 1);                                \
-    TYPE _res = (sig) >> (shift);                                           \
-    if (_rem > _half || (_rem == _half && (_res & 1))) _res++;              \
-    _res; })
-
-TITER_INLINE titer_half titer_f2h(float f) {
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
-    uint32_t ax = x & 0x7fffffffu;
-    if (ax >= 0x7f800000u) {             /* inf or nan */
-        if (ax == 0x7f800000u) return sign | 0x7c00u;
-        uint16_t m = (uint16_t)((ax >> 13) & 0x3ffu);
-        return sign | 0x7c00u | (m ? m : 1u);
-    }
-    if (ax >= 0x47800000u) {             /* >= 2^16: overflow to inf */
-        feraiseexcept(FE_OVERFLOW);
-        return sign | 0x7c00u;
-    }
-    if (ax < 0x38800000u) {              /* below 2^-14: half subnormal or 0 */
-        uint32_t e = ax >> 23;
-        if (e < 102) {                   /* below 2^-25 rounds to zero */
-            if (ax != 0) feraiseexcept(FE_UNDERFLOW);
-            return sign;
-        }
-        uint32_t sig = (ax & 0x7fffffu) | 0x800000u;
-        if (sig & ((1u << (126 - e)) - 1)) feraiseexcept(FE_UNDERFLOW);   /* inexact */
-        return sign | (uint16_t)TITER_ROUND_SHIFT(uint32_t, sig, 126 - e);
-    }
-    uint32_t base = TITER_ROUND_SHIFT(uint32_t, ax, 13) - ((127u - 15u) << 10);
-    if (base >= 0x7c00u) {               /* rounding carried into inf */
-        feraiseexcept(FE_OVERFLOW);
-        return sign | 0x7c00u;
-    }
-    return sign | (uint16_t)base;
+/* float or double (T, its bits UI, SHIFT = its significand bits - 10) to
+ * float16, branch-free so the loops around it vectorize; each case is
+ * computed on every lane and picked by masks:
+ * - normal float16 results: the significand rounded on the integer bits
+ *   (add just under half an ulp, plus one when the kept part is odd: ties
+ *   to even), the exponent rebiased by the same add;
+ * - subnormals and zeros: the magnitude times SMALL_SCALE lands in T's own
+ *   subnormals, whose step is then float16's (2^-24), so T's multiply rounds
+ *   as float16 does, its bits are the float16 bits, and it raises underflow
+ *   exactly where NumPy does (a tiny result that is not exact);
+ * - overflow (>= 65520, which rounds past 65504): the magnitude times
+ *   BIG_SCALE overflows T, raising NumPy's overflow, and its exponent bits
+ *   are float16's infinity;
+ * - inf and nan: the sign, all-ones exponent, the top of the payload (a nan
+ *   whose payload would vanish keeps its lowest bit, as NumPy does).
+ * Lanes outside a case multiply zero, so no flag comes from them. */
+#define TITER_TO_HALF(NAME, T, UI, TOBITS, FROMBITS, SHIFT, EXP_BIAS, HALF_MIN_BITS, \
+                      OVERFLOW_BITS, INF_BITS, SMALL_SCALE, BIG_SCALE)        \
+TITER_FAST_INLINE titer_half NAME(T value) {                                 \
+    const int top = (int)sizeof(UI) * 8 - 1;                                 \
+    UI x = TOBITS(value);                                                    \
+    UI ax = x & (((UI)1 << top) - 1);                                        \
+    uint32_t sign = (uint32_t)(x >> (top - 15)) & 0x8000u;                   \
+    UI is_special = (UI)0 - (UI)(ax >= (INF_BITS));                          \
+    UI is_overflow = ((UI)0 - (UI)(ax >= (OVERFLOW_BITS))) & ~is_special;    \
+    UI is_small = (UI)0 - (UI)(ax < (HALF_MIN_BITS));                        \
+    UI is_normal = ~(is_special | is_overflow | is_small);                   \
+    UI normal = (ax - ((UI)((EXP_BIAS) - 15) << ((SHIFT) + 10))              \
+                 + (((UI)1 << ((SHIFT) - 1)) - 1) + ((ax >> (SHIFT)) & 1)) >> (SHIFT); \
+    UI small = TOBITS(FROMBITS(ax & is_small) * (SMALL_SCALE));              \
+    UI overflow = TOBITS(FROMBITS(ax & is_overflow) * (BIG_SCALE)) >> (top - 15); \
+    UI payload = (ax >> (SHIFT)) & 0x3ffu;                                   \
+    UI special = 0x7c00u | payload | (UI)(ax > (INF_BITS) && payload == 0); \
+    UI bits = (normal & is_normal) | (small & is_small)                      \
+              | (overflow & 0x7c00u) | (special & is_special);              \
+    return (titer_half)(sign | (uint32_t)bits);                              \
 }
-
-TITER_INLINE titer_half titer_d2h(double d) {
-    uint64_t x;
-    memcpy(&x, &d, 8);
-    uint16_t sign = (uint16_t)((x >> 48) & 0x8000u);
-    uint64_t ax = x & 0x7fffffffffffffffull;
-    if (ax >= 0x7ff0000000000000ull) {
-        if (ax == 0x7ff0000000000000ull) return sign | 0x7c00u;
-        uint16_t m = (uint16_t)((ax >> 42) & 0x3ffu);
-        return sign | 0x7c00u | (m ? m : 1u);
-    }
-    if (ax >= (1039ull << 52)) {
-        feraiseexcept(FE_OVERFLOW);
-        return sign | 0x7c00u;
-    }
-    if (ax < (1009ull << 52)) {
-        uint64_t e = ax >> 52;
-        if (e < 998) {
-            if (ax != 0) feraiseexcept(FE_UNDERFLOW);
-            return sign;
-        }
-        uint64_t sig = (ax & 0xfffffffffffffull) | (1ull << 52);
-        if (sig & ((1ull << (1051 - e)) - 1)) feraiseexcept(FE_UNDERFLOW);
-        return sign | (uint16_t)TITER_ROUND_SHIFT(uint64_t, sig, 1051 - e);
-    }
-    uint64_t base = TITER_ROUND_SHIFT(uint64_t, ax, 42) - ((1023ull - 15ull) << 10);
-    if (base >= 0x7c00u) {
-        feraiseexcept(FE_OVERFLOW);
-        return sign | 0x7c00u;
-    }
-    return sign | (uint16_t)base;
-}
+TITER_TO_HALF(titer_f2h, float, uint32_t, titer_f2bits, titer_bits2f, 13, 127,
+              0x38800000u, 0x477ff000u, 0x7f800000u, 0x1p-125f, 0x1p113f)
+TITER_TO_HALF(titer_d2h, double, uint64_t, titer_d2bits, titer_bits2d, 42, 1023,
+              0x3f10000000000000ull, 0x40effe0000000000ull, 0x7ff0000000000000ull,
+              0x1p-1050, 0x1p1009)
 
 TITER_INLINE int titer_half_isnan(titer_half h) {
     return (h & 0x7c00u) == 0x7c00u && (h & 0x03ffu) != 0;
@@ -574,10 +545,6 @@ TITER_CPLX_DEFS(D, titer_cdouble, double, , CMPLX)
  * value for every element, then redoes the out-of-range ones (NaN, inf,
  * overflow, subnormals, zero, negatives) with libm, so special values and
  * FP flags are libm's. */
-TITER_FAST_INLINE float titer_bits2f(uint32_t u) { union { uint32_t i; float f; } v; v.i = u; return v.f; }
-TITER_FAST_INLINE uint32_t titer_f2bits(float f) { union { uint32_t i; float f; } v; v.f = f; return v.i; }
-TITER_FAST_INLINE double titer_bits2d(uint64_t u) { union { uint64_t i; double d; } v; v.i = u; return v.d; }
-TITER_FAST_INLINE uint64_t titer_d2bits(double d) { union { uint64_t i; double d; } v; v.d = d; return v.i; }
 /* on the bits: signbit() stays a scalar call in GCC's vectorizer */
 #define titer_signbit(x) _Generic((x), float: titer_signbit_f, default: titer_signbit_d)(x)
 TITER_FAST_INLINE int titer_signbit_f(float x) { return (int)(titer_f2bits(x) >> 31); }
