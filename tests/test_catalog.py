@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import titer
-from titer import _ops
+from titer import _codegen, _ops
 from oracle import DTYPES, assert_same, special_values, value_grid
 from test_elementwise import assert_like_numpy, numpy_call, same_as_numpy, titer_call
 
@@ -403,6 +403,47 @@ def test_float16_rounding_in_vector_loops(source):
                 ours = _fp_outcome(lambda: titer.elementwise(name, None, x, y), mode)
                 theirs = _fp_outcome(lambda: getattr(np, name)(x, y), mode)
                 assert ours == theirs, (name, planted, at, mode, ours, theirs)
+
+
+HALF_THROUGH_FAST = sorted(op.name for op in _ops.OPS
+                           if any(_codegen.float_fast_twin(op, sig) for sig in op.types))
+
+
+def test_float16_fast_loops_cover_every_float32_fast_path():
+    assert set(HALF_THROUGH_FAST) == {op.name for op in _ops.OPS
+                                      if {"f->f", "ff->f"} & set(op.fast or {})}
+
+
+@pytest.mark.parametrize("name", HALF_THROUGH_FAST)
+def test_float16_through_float32_fast_loops(name):
+    """float16 ops whose float32 loop has a fast path run it on widened
+    blocks: NumPy's values (within float16's ULP bound) and warnings past
+    the block edges, with a scalar on either side, in place, under where=,
+    and strided (the one-element kernel)."""
+    nin = _ops.OPS_BY_NAME[name].nin
+    halves = np.arange(65536, dtype=np.uint16).view(np.float16)
+    x = halves[np.isfinite(halves)][::9][:3001]              # one block, another, a tail
+    y = np.roll(x, 17)
+    cases = [(x,), (x[::2],)] if nin == 1 else [
+        (x, y), (x, np.float16(1.5)), (np.float16(0.75), y), (x[::2], y[::2])]
+    for inputs in cases:
+        theirs = _fp_outcome(lambda: numpy_call(name, *inputs), "warn")
+        ours = _fp_outcome(lambda: titer_call(name, None, *inputs), "warn")
+        drop = {"underflow"}                     # libm vs NumPy's SIMD (see the errstate test)
+        assert set(ours) - drop == set(theirs) - drop, (name, ours, theirs)
+        with np.errstate(all="ignore"):
+            same_as_numpy(name, titer_call(name, None, *inputs), numpy_call(name, *inputs), name)
+    with np.errstate(all="ignore"):
+        want = numpy_call(name, *((x,) if nin == 1 else (x, y)))
+        inplace = x.copy()
+        got = titer.elementwise(name, inplace, *((inplace,) if nin == 1 else (inplace, y)))
+        assert got is inplace
+        same_as_numpy(name, got, want, name + " in place")
+        mask = np.arange(x.size) % 3 != 0
+        out = np.full(x.size, np.float16(7))
+        titer.elementwise(name, out, *((x,) if nin == 1 else (x, y)), where=mask)
+        same_as_numpy(name, out[mask], want[mask], name + " where=")
+        assert np.all(out[~mask] == 7)
 
 
 def test_complex_abs_values_and_no_flag_from_inf_nan():

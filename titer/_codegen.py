@@ -114,11 +114,28 @@ _FMA_FAST = {"titer_fast_fmod", "titer_fast_remainder", "titer_fast_floor_divide
              "titer_fast_divmod"}
 
 
+def float_fast_twin(op, sig):
+    """For a float16 signature computed through float ('e->e', 'ee->e')
+    whose float32 twin has a fast path: that twin ('f->f'), else None."""
+    ins, outs = ops.parse_signature(sig)
+    twin = sig.replace("e", "f")
+    if (set(ins + outs) != {"e"} or len(outs) != 1
+            or ops.lookup_expr(op, ins)[0] in ("e", "half")):
+        return None
+    return twin if twin in (op.fast or {}) else None
+
+
 def emit_loop(op, sig):
     ins, outs = ops.parse_signature(sig)
     types = [ops.C_TYPE[c] for c in ins] + [ops.C_TYPE[c] for c in outs]
     fast = (op.fast or {}).get(sig)
-    if fast:                # float32 / float64 unary or binary loops (divmod: two outputs)
+    twin = float_fast_twin(op, sig)
+    if twin:                # float16 through the float32 fast loop, in blocks
+        body = "if (titer_half_through_float(%s, %d, data, strides, n)) return;\n    %s(%s, %s)" % (
+            loop_name(op, twin), len(ins), _LOOP_SHAPES[len(ins), 1], ", ".join(types),
+            kernel_name(op, sig))
+        attrs = ""
+    elif fast:                # float32 / float64 unary or binary loops (divmod: two outputs)
         bits, one = _SPLIT_BITS[sig[0]]
         if len(ins) == 1:
             body = "TITER_SPLIT_LOOP(%s, %s, %s, %s)" % ((bits, kernel_name(op, sig)) + fast)
@@ -220,7 +237,8 @@ def generate():
     entries = []
     masked = []
     for op in ops.OPS:
-        for sig in op.types:
+        # a float16 loop that runs its float32 twin's comes after the twin
+        for sig in sorted(op.types, key=lambda sig: float_fast_twin(op, sig) is not None):
             # a kernel is inlined only into loops built with the same options
             # (the CUDA build reuses emit_kernel without them)
             parts.append(no_trapping_math(op, sig) + emit_kernel(op, sig))

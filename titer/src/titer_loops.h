@@ -266,6 +266,51 @@ static inline void titer_masked_run(titer_loop1d fn, int nt, char **data,
                                         OUTS(, (T *)(o1 + i * so1)));       \
     }
 
+/* float16 ops whose float32 loop has a fast path (exp, sin, hypot, ...):
+ * NumPy computes float16 in float and rounds once, so a block of float16
+ * operands is widened into float buffers (a stride-0 scalar stays one
+ * float), the float32 loop runs on them (its vector fast path, libm for the
+ * rest; the output buffer is the first input's, which that loop allows),
+ * and the results are rounded back: three passes that all vectorize.
+ * Returns 0, doing nothing, for operands neither contiguous nor scalar;
+ * the caller then runs the one-element kernel. */
+#define TITER_HALF_BLOCK 1024
+static inline int titer_half_through_float(titer_loop1d float_loop, int nin, char **data,
+                                           const int64_t *strides, int64_t n) {
+    if (strides[0] != (int64_t)sizeof(titer_half)) return 0;
+    for (int k = 1; k <= nin; k++)
+        if (strides[k] != (int64_t)sizeof(titer_half) && strides[k] != 0) return 0;
+    float wide[2][TITER_HALF_BLOCK], scalar[2];
+    char *fdata[3];
+    int64_t fstrides[3];
+    fdata[0] = (char *)wide[0];
+    fstrides[0] = (int64_t)sizeof(float);
+    for (int k = 1; k <= nin; k++) {
+        if (strides[k] == 0) {
+            scalar[k - 1] = titer_h2f(*(const titer_half *)data[k]);
+            fdata[k] = (char *)&scalar[k - 1];
+            fstrides[k] = 0;
+        } else {
+            fdata[k] = (char *)wide[k - 1];
+            fstrides[k] = (int64_t)sizeof(float);
+        }
+    }
+    titer_half *out = (titer_half *)data[0];
+    for (int64_t start = 0; start < n; start += TITER_HALF_BLOCK) {
+        int64_t m = n - start < TITER_HALF_BLOCK ? n - start : TITER_HALF_BLOCK;
+        for (int k = 1; k <= nin; k++) {
+            if (strides[k] == 0) continue;
+            const titer_half *in = (const titer_half *)data[k] + start;
+            float *w = wide[k - 1];
+            TITER_IVDEP for (int64_t i = 0; i < m; i++) w[i] = titer_h2f(in[i]);
+        }
+        float_loop(fdata, fstrides, m);
+        const float *r = wide[0];
+        TITER_IVDEP for (int64_t i = 0; i < m; i++) out[start + i] = titer_f2h(r[i]);
+    }
+    return 1;
+}
+
 /* A cast: contiguous path plus strided walk; CONVERT is one expression. */
 #define TITER_CAST_LOOP(TS, TD, CONVERT)                                     \
     if (src_stride == (int64_t)sizeof(TS) && dst_stride == (int64_t)sizeof(TD)) { \
