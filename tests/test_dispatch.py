@@ -11,7 +11,7 @@ import sys
 import pytest
 
 import titer
-from titer import _core
+from titer import _core, _ops
 
 LEVELS, ACTIVE = _core.isa_levels()
 RUNNABLE = [name for name, (compiled, runnable) in LEVELS.items() if compiled and runnable]
@@ -40,14 +40,8 @@ def test_differential_suite_under_every_other_runnable_level(level):
     files = [os.path.join(TESTS, name) for name in (
         "test_elementwise.py", "test_tiled.py", "test_streaming.py", "test_reduce.py",
         "test_reduce_accumulate.py", "test_reduce_widening.py", "test_reduce_vector_leaves.py")]
-    if level != "baseline":
-        # the baseline table's fast-path loops are target_clones the CPU picks
-        # (AVX2 where it has it), the same machine code as the avx2 level's
-        files += [os.path.join(TESTS, "test_catalog.py") + "::" + test for test in (
-            "test_fast_paths_over_float32_bit_patterns",
-            "test_fast_paths_within_one_ulp_of_the_rounded_result", "test_float64_fast_paths",
-            "test_binary_fast_paths_within_one_ulp_of_the_rounded_result",
-            "test_binary_fast_paths_over_float32_bit_patterns", "test_float64_hypot_fast_path")]
+    # (not the fast-path tests: every level's table points at the same
+    # fast-path loops, target clones the CPU picks, which the default run tested)
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"] + files,
         env=dict(os.environ, TITER_CPU_DISPATCH=level, PYTHONPATH=IMPORT_PATH),
@@ -88,6 +82,14 @@ def test_show_config_reports_the_facts(capsys):
         assert key in printed
 
 
+def _extension_symbols():
+    nm = shutil.which("nm")
+    if nm is None:
+        pytest.skip("no nm (binutils) to list the extension's symbols")
+    listing = subprocess.run([nm, _core.__file__], capture_output=True, text=True, check=True)
+    return [line.split()[-1] for line in listing.stdout.splitlines()]
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc",
                     reason="glibc's symbol versions are a Linux/glibc matter")
 def test_fast_path_helpers_are_inlined_everywhere():
@@ -95,15 +97,27 @@ def test_fast_path_helpers_are_inlined_everywhere():
     share it (it did so to the double log behind six float32 fast paths), and
     a call in the loop body keeps the loop scalar: float32 power ran 4x slower
     than NumPy's.  The helpers are always_inline; none may have a symbol."""
-    nm = shutil.which("nm")
-    if nm is None:
-        pytest.skip("no nm (binutils) to list the extension's symbols")
     with open(os.path.join(TESTS, os.pardir, "titer", "src", "titer_scalar.h")) as f:
         helpers = set(re.findall(r"^TITER_FAST_INLINE [\w ]+?\b(titer_\w+)\(", f.read(), re.M))
     assert {"titer_fast_log", "titer_atan_nonneg", "titer_fast_powerf"} <= helpers
-    listing = subprocess.run([nm, _core.__file__], capture_output=True, text=True, check=True)
-    symbols = {line.split()[-1] for line in listing.stdout.splitlines()}
-    assert not helpers & symbols
+    assert not helpers & set(_extension_symbols())
+
+
+@pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64")
+                    or not sys.platform.startswith("linux"),
+                    reason="target clones: GCC on x86-64 Linux")
+def test_fast_path_loops_are_built_once_with_an_avx512_clone():
+    """Every level's table points at one build of each fast-path loop, in
+    the core's unit, cloned for AVX-512, AVX2 (or x86-64-v3 where it fuses
+    multiply-adds) and SSE2; an instruction-set unit builds no copy of its
+    own (its pragma target would override the clones)."""
+    from titer import _codegen
+    symbols = _extension_symbols()
+    fast = [_codegen.loop_name(op, sig) for op in _ops.OPS for sig in (op.fast or {})]
+    assert len(fast) > 30
+    for name in fast:
+        assert symbols.count(name) == 1, name            # the resolver, no static copy
+        assert name + ".arch_x86_64_v4" in symbols and name + ".default" in symbols, name
 
 
 def test_the_extension_links_libm_by_name():

@@ -143,7 +143,12 @@ def emit_loop(op, sig):
             body = "TITER_SPLIT_LOOP2(%s, %s, %s, %s, %s, %s)" % (
                 bits, one, kernel_name(op, sig), *fast,
                 "TITER_TWO_OUTPUTS" if len(outs) == 2 else "TITER_ONE_OUTPUT")
-        attrs = "TITER_SIMD_FMA_CLONES " if fast[1] in _FMA_FAST else "TITER_SIMD_CLONES "
+        clones = "TITER_FAST_FMA_CLONES" if fast[1] in _FMA_FAST else "TITER_FAST_CLONES"
+        # built once, in the core's unit (titer_loops.h: TITER_FAST_CLONES)
+        signature = "TITER_SHARED void %s(char **data, const int64_t *strides, int64_t n)" % (
+            loop_name(op, sig))
+        return "#ifndef TITER_ISA\n%s %s {\n    %s\n}\n#else\n%s;\n#endif" % (
+            clones, signature, body, signature)
     else:
         body = "%s(%s, %s)" % (_LOOP_SHAPES[len(ins), len(outs)], ", ".join(types),
                                kernel_name(op, sig))

@@ -148,24 +148,39 @@ static inline void titer_masked_run(titer_loop1d fn, int nt, char **data,
  * contiguous operands FAST runs on every element of a block (an
  * out-of-range input is replaced by 0 first, so FAST raises nothing) and an
  * out-of-range element keeps its input; those are then recomputed by
- * KERNEL, the libm one (in place too: the input is still there).  Two
- * clones: AVX2 where the CPU has it, SSE2 otherwise; no FMA, so both give
- * the same bits. */
+ * KERNEL, the libm one (in place too: the input is still there).
+ *
+ * The fast-path loops are built once, in the core's translation unit, as
+ * target clones the CPU picks at load time: AVX-512 (x86-64-v4), AVX2, SSE2.
+ * -ffp-contract=off keeps every a*b+c apart, so all clones give the same
+ * bits.  An instruction-set unit (TITER_ISA), whose pragma target would
+ * override the clones, only declares them and its
+ * tables point at the core's; TITER_SHARED keeps them out of the
+ * extension's exported symbols. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define TITER_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
+#define TITER_FAST_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 /* fast paths built on exact fused multiply-adds (the float64 fmod family):
  * FMA in hardware from x86-64-v3 on; the baseline clone calls libm's fma.
- * Their code has no a*b+c for -ffp-contract=off to keep apart.  In an
- * instruction-set translation unit (TITER_ISA: its pragma target overrides
- * clones, and the level is chosen only on CPUs with FMA) FMA is added. */
+ * Their code has no a*b+c for -ffp-contract=off to keep apart. */
+#define TITER_FAST_FMA_CLONES \
+    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+/* loops whose expressions fuse as NumPy's do (titer_muladd: complex
+ * multiply, |z|): FMA from x86-64-v3 on; in an instruction-set unit (chosen
+ * only on CPUs with FMA) FMA is added to its target */
 #ifdef TITER_ISA
 #define TITER_SIMD_FMA_CLONES __attribute__((target("fma")))
 #else
 #define TITER_SIMD_FMA_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
 #else
-#define TITER_SIMD_CLONES
+#define TITER_FAST_CLONES
+#define TITER_FAST_FMA_CLONES
 #define TITER_SIMD_FMA_CLONES
+#endif
+#if defined(__GNUC__)
+#define TITER_SHARED __attribute__((visibility("hidden")))
+#else
+#define TITER_SHARED
 #endif
 /* see _NO_TRAPPING_MATH in titer/_codegen.py */
 #if defined(__GNUC__) && !defined(__clang__)

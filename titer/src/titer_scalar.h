@@ -1067,8 +1067,8 @@ TITER_FAST_INLINE float titer_fast_floor_dividef(float a, float b) {
  * difference, fmod's value, is representable).  Where n was one too many the
  * difference comes out nonzero with the sign opposite to a's: n steps back
  * and it is redone.  remainder and floor_divide then take npy_divmod's
- * steps, as in float32 above.  The loops are x86-64-v3 clones (hardware
- * FMA; TITER_SIMD_FMA_CLONES) beside a baseline one that calls libm's fma,
+ * steps, as in float32 above.  The loops are x86-64-v4 and v3 clones (hardware
+ * FMA; TITER_FAST_FMA_CLONES) beside a baseline one that calls libm's fma,
  * exact too (the product is not rounded, so it cannot overflow).  Range: b
  * normal, a finite and 2^-1000 |b| < |a| < 2^51 |b| (by exponents: a / b
  * neither underflows nor passes 2^51), or a zero. */
