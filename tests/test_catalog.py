@@ -90,6 +90,26 @@ def test_integer_edges_against_numpy(name, dtype):
     assert sorted({str(w.message) for w in ours}) == sorted({str(w.message) for w in theirs})
 
 
+@pytest.mark.parametrize("dtype", INT_DTYPES, ids=str)
+def test_integer_reciprocal_in_vector_loops(dtype):
+    """Integer reciprocal runs branch-free: NumPy's values (1, -1, 0, and
+    x86's conversion of inf for 0) and its warnings (divide and invalid for
+    a zero anywhere in a long array, nothing without one)."""
+    for n, zero_at in ((1, 0), (100, 50), (100, 99), (37, 3), (1000, None)):
+        x = np.arange(1, n + 1).astype(dtype)
+        if dtype.kind == "i":
+            x[::7] = -1
+        if zero_at is not None:
+            x[zero_at] = 0
+        for mode in ("warn", "raise"):
+            ours = _fp_outcome(lambda: titer.elementwise("reciprocal", None, x), mode)
+            theirs = _fp_outcome(lambda: np.reciprocal(x), mode)
+            assert ours == theirs, (n, zero_at, mode, ours, theirs)
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal(titer.elementwise("reciprocal", None, x),
+                                          np.reciprocal(x))
+
+
 @pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64"])
 def test_negative_integer_power_is_a_value_error_and_out_untouched(dtype):
     base = np.arange(-3, 5, dtype=dtype)

@@ -387,13 +387,17 @@ TITER_INLINE uint8_t titer_popcount_##S(T a) {                               \
     x = (U)((x + (x >> 4)) & (U)0x0f0f0f0f0f0f0f0full);                      \
     return (uint8_t)((U)(x * (U)0x0101010101010101ull) >> (sizeof(U) * 8 - 8)); \
 }                                                                            \
-/* 1.0 / a stored as T; 1/0 gives x86's conversion of inf, as NumPy does. */ \
+/* 1.0 / a stored as T, as NumPy computes it: 1 for 1, -1 for -1, 0 for the \
+ * rest, and for 0 x86's conversion of inf (the integer indefinite, 0 below  \
+ * 32 bits) with NumPy's divide and invalid flags.  Branch-free so the loop \
+ * vectorizes: the division raises divide on a zero lane and inf - inf      \
+ * invalid; the other lanes raise nothing NumPy reports. */                 \
 TITER_INLINE T titer_ireciprocal_##S(T a) {                                  \
-    if (a == 0) {                                                            \
-        feraiseexcept(FE_DIVBYZERO | FE_INVALID);                            \
-        return (SIGNED && sizeof(T) >= 4) ? (T)(MIN) : 0;                    \
-    }                                                                        \
-    return (T)(1.0 / (double)a);                                             \
+    double q = 1.0 / (double)a;                                              \
+    double nan_at_zero = q - q;                                              \
+    T zero_answer = (SIGNED && sizeof(T) >= 4) ? (T)(MIN) : 0;              \
+    T unit = (T)((T)(a == 1) - (T)(SIGNED && a == (T)-1));                   \
+    return nan_at_zero != nan_at_zero ? zero_answer : unit;                  \
 }                                                                            \
 TITER_INLINE T titer_clip_int_##S(T x, T lo, T hi) {                         \
     T r = x > lo ? x : lo;                                                   \
