@@ -21,7 +21,7 @@ def best_of(call, repeat=7):
 
 
 def main(specs, n=2 ** 20):
-    titer.num_threads(1)
+    titer.set_num_threads(1)
     rng = np.random.default_rng(0)
     for spec in specs:
         name, code = spec.split(":")

@@ -78,9 +78,9 @@ def emit_kernel(op, sig):
         result = expr
     else:
         result = "(%s)(%s)" % (out_c, expr)
-    # float16 kernels are forced inline: with the two conversions in them
-    # GCC would leave them out of line, a call per element
-    inline = "TITER_FAST_INLINE" if through_float else "TITER_INLINE"
+    # float16 kernels are forced inline: with the conversions in them GCC
+    # would leave them out of line, a call per element
+    inline = "TITER_FAST_INLINE" if "e" in ins + outs else "TITER_INLINE"
     lines = ["%s %s %s(%s) {" % (inline, out_c, kernel_name(op, sig), ", ".join(params)),
              "    %s (void)sizeof(T); (void)sizeof(U);" % typedefs]
     lines += ["    " + s for s in prologue]

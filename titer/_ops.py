@@ -105,13 +105,13 @@ OPS = [
         "complex": "titer_cmul(a, a)"}, (), "a * a"),
     Op("maximum", 2, 1, same(NUMERIC), {
         "bool": "a || b", "int": "(a >= b ? a : b)",
-        "half": "((titer_half_ge(a, b) || titer_half_isnan(a)) ? a : b)",
+        "half": "((titer_half_ge(a, b) | titer_half_isnan(a)) ? a : b)",
         "float": "((a >= b || a != a) ? a : b)",
         "complex": "((titer_cge(a, b) || a.re != a.re || a.im != a.im)"
                    " ? a : b)"}, (), "max(a, b), NaN propagates"),
     Op("minimum", 2, 1, same(NUMERIC), {
         "bool": "a && b", "int": "(a <= b ? a : b)",
-        "half": "((titer_half_le(a, b) || titer_half_isnan(a)) ? a : b)",
+        "half": "((titer_half_le(a, b) | titer_half_isnan(a)) ? a : b)",
         "float": "((a <= b || a != a) ? a : b)",
         "complex": "((titer_cle(a, b) || a.re != a.re || a.im != a.im)"
                    " ? a : b)"}, (), "min(a, b), NaN propagates"),
@@ -250,13 +250,13 @@ OPS += [
         "real": "a", "half": "a", "complex": "titer_cmake(a.re, -a.im)"}, ("conj",), "conj(a)"),
     Op("fmax", 2, 1, same(NUMERIC), {
         "bool": "a || b", "int": "(a >= b ? a : b)",
-        "half": "((titer_half_ge(a, b) || titer_half_isnan(b)) ? a : b)",
+        "half": "((titer_half_ge(a, b) | titer_half_isnan(b)) ? a : b)",
         "float": "((a >= b || b != b) ? a : b)",
         "complex": "((titer_cge(a, b) || b.re != b.re || b.im != b.im) ? a : b)"},
        (), "max(a, b), NaN ignored"),
     Op("fmin", 2, 1, same(NUMERIC), {
         "bool": "a && b", "int": "(a <= b ? a : b)",
-        "half": "((titer_half_le(a, b) || titer_half_isnan(b)) ? a : b)",
+        "half": "((titer_half_le(a, b) | titer_half_isnan(b)) ? a : b)",
         "float": "((a <= b || b != b) ? a : b)",
         "complex": "((titer_cle(a, b) || b.re != b.re || b.im != b.im) ? a : b)"},
        (), "min(a, b), NaN ignored"),

@@ -97,15 +97,17 @@ TITER_TO_HALF(titer_d2h, double, uint64_t, titer_d2bits, titer_bits2d, 42, 1023,
               0x3f10000000000000ull, 0x40effe0000000000ull, 0x7ff0000000000000ull,
               0x1p-1050, 0x1p1009)
 
-TITER_INLINE int titer_half_isnan(titer_half h) {
-    return (h & 0x7c00u) == 0x7c00u && (h & 0x03ffu) != 0;
+/* on the bits, and `|` / `&` rather than `||` / `&&` in the helpers and the
+ * op table's float16 max/min: no branch, so their loops vectorize */
+TITER_FAST_INLINE int titer_half_isnan(titer_half h) {
+    return (h & 0x7fffu) > 0x7c00u;
 }
 /* quiet compares, as NumPy's npy_half_ge / npy_half_le on the bits: a nan
  * gives false and raises nothing */
-TITER_INLINE int titer_half_ge(titer_half a, titer_half b) {
+TITER_FAST_INLINE int titer_half_ge(titer_half a, titer_half b) {
     return __builtin_isgreaterequal(titer_h2f(a), titer_h2f(b));
 }
-TITER_INLINE int titer_half_le(titer_half a, titer_half b) {
+TITER_FAST_INLINE int titer_half_le(titer_half a, titer_half b) {
     return __builtin_islessequal(titer_h2f(a), titer_h2f(b));
 }
 
@@ -315,8 +317,8 @@ TITER_INLINE titer_half titer_half_spacing(titer_half h) {
 }
 /* NumPy's clip for float16 compares with >= / <= (npy_half_ge/le). */
 TITER_INLINE titer_half titer_clip_half(titer_half x, titer_half lo, titer_half hi) {
-    titer_half r = (titer_half_isnan(x) || titer_half_ge(x, lo)) ? x : lo;
-    return (titer_half_isnan(r) || titer_half_le(r, hi)) ? r : hi;
+    titer_half r = (titer_half_isnan(x) | titer_half_ge(x, lo)) ? x : lo;
+    return (titer_half_isnan(r) | titer_half_le(r, hi)) ? r : hi;
 }
 
 /* ---- integers, per type: NumPy's rules, and no C division can trap ---- */
