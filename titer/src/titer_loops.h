@@ -154,9 +154,8 @@ static inline void titer_masked_run(titer_loop1d fn, int nt, char **data,
  * target clones the CPU picks at load time: AVX-512 (x86-64-v4), AVX2, SSE2.
  * -ffp-contract=off keeps every a*b+c apart, so all clones give the same
  * bits.  An instruction-set unit (TITER_ISA), whose pragma target would
- * override the clones, only declares them and its
- * tables point at the core's; TITER_SHARED keeps them out of the
- * extension's exported symbols. */
+ * override the clones, only declares them and its tables point at the
+ * core's; TITER_SHARED keeps them out of the extension's exported symbols. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define TITER_FAST_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 /* fast paths built on exact fused multiply-adds (the float64 fmod family):
