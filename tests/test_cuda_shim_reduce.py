@@ -406,6 +406,46 @@ def test_reduce_config_bounds():
     inner = plan.reduce_config(plan.ReducePlan((4096,), (4,), (64,), (16384,), (4,)), False)
     outer = plan.reduce_config(plan.ReducePlan((4096,), (256,), (64,), (4,), (4,)), False)
     assert inner.out_on_x == 0 and outer.out_on_x == 1
+    # 16-byte loads only for one contiguous reduced dim read as it is, rows
+    # that keep 16-byte alignment, and a whole vector for every thread
+    contiguous = plan.ReducePlan((4096,), (4,), (64,), (16384,), (4,))
+    assert plan.reduce_config(contiguous, False, 132, 4).vec == 4
+    assert plan.reduce_config(contiguous, False, 132, None).vec == 1       # a cast
+    assert plan.reduce_config(contiguous, True, 132, 4).vec == 1           # ordered
+    assert plan.reduce_config(plan.ReducePlan((4096,), (4,), (64,), (16388,), (4,)),
+                              False, 132, 4).vec == 1                      # rows misaligned
+    assert plan.reduce_config(plan.ReducePlan((300,), (4,), (64,), (1200,), (4,)),
+                              False, 132, 4).vec == 1                      # too short
+    assert plan.reduce_config(plan.ReducePlan((1 << 20,), (8,), (), (), ()),
+                              False, 132, 8).vec == 2
+    for nout, nsplit in ((1, 528), (5, 3), (4096, 5), (1, 1 << 12)):
+        grid, block = plan.final_config(nout, nsplit)
+        assert block[0] * block[1] <= plan.RBLOCK and block[0] & (block[0] - 1) == 0
+        assert grid[0] * block[1] >= nout and block[0] >= min(nsplit, plan.RBLOCK)
+
+
+@pytest.mark.parametrize("char", "?bhifdD")
+@pytest.mark.parametrize("n", [(1 << 16) + 7, 1 << 17])
+def test_vector_loads_and_tails(be, char, n):
+    """Sums and maxima over one contiguous run: 16-byte loads (every
+    itemsize), a tail past the last whole vector, a misaligned start (the
+    kernel falls back to element loads), many blocks per output and rows."""
+    rng = np.random.default_rng(n)
+    x = values(char, (n + 1,), rng)
+    if char in "bhi":
+        x = x % 5
+    for aligned, view in ((True, x[:n]), (False, x[1:])):
+        got = dreduce.reduce("add", H(view), None, backend=be).a
+        assert_reduction("add", np.asarray(got), np.add.reduce(view),
+                         view.astype(np.add.reduce(view[:1]).dtype), None, False, False)
+        if char != "D":         # (16-byte items: no vectors of two)
+            be.launches.clear()
+            got = dreduce.reduce("maximum", H(view), None, backend=be).a
+            np.testing.assert_array_equal(got, np.maximum.reduce(view))
+            assert be.launches[0].params[0]["vec"] == 16 // view.itemsize
+    rows = x[:n - n % 64].reshape(64, -1)
+    got = dreduce.reduce("add", H(rows), 1, backend=be).a
+    assert_reduction("add", np.asarray(got), np.add.reduce(rows, axis=1), rows, 1, False, False)
 
 
 def test_reduction_plan_cache(be, monkeypatch):

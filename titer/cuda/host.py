@@ -158,7 +158,7 @@ class HostBackend:
                                    params.ctypes.data)
 
     def rparams_layout(self):
-        out = (ctypes.c_int64 * 20)()
+        out = (ctypes.c_int64 * 21)()
         self.lib.titer_host_rparams_layout(out)
         return list(out)
 

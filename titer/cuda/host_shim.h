@@ -211,7 +211,7 @@ extern "C" void titer_host_rparams_layout(int64_t *out) {
 #define TITER_OFF(f) out[k++] = offsetof(titer_rparams, f);
     TITER_OFF(in) TITER_OFF(out) TITER_OFF(partial) TITER_OFF(init) TITER_OFF(nred)
     TITER_OFF(nout) TITER_OFF(rndim) TITER_OFF(kndim) TITER_OFF(in_code) TITER_OFF(out_on_x)
-    TITER_OFF(has_init) TITER_OFF(ordered) TITER_OFF(nsplit) TITER_OFF(rstride)
+    TITER_OFF(has_init) TITER_OFF(ordered) TITER_OFF(nsplit) TITER_OFF(vec) TITER_OFF(rstride)
     TITER_OFF(kstride) TITER_OFF(kout) TITER_OFF(rsize) TITER_OFF(ksize)
     TITER_OFF(scan_out_stride)
 #undef TITER_OFF

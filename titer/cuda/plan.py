@@ -338,13 +338,13 @@ MAX_GRID_Y = 65535
 _D = MAX_DIMS
 RPARAMS_DTYPE = np.dtype({
     "names": ["in_", "out", "partial", "init", "nred", "nout", "rndim", "kndim", "in_code",
-              "out_on_x", "has_init", "ordered", "nsplit", "rstride", "kstride", "kout",
+              "out_on_x", "has_init", "ordered", "nsplit", "vec", "rstride", "kstride", "kout",
               "rsize", "ksize", "scan_out_stride"],
     "formats": [np.uint64, np.uint64, np.uint64, (np.uint8, 16), np.int64, np.int64,
-                np.int32, np.int32, np.int32, np.int32, np.int32, np.int32, np.int32,
+                np.int32, np.int32, np.int32, np.int32, np.int32, np.int32, np.int32, np.int32,
                 (np.int64, _D), (np.int64, _D), (np.int64, _D), (np.uint32, (_D, 3)),
                 (np.uint32, (_D, 3)), np.int64],
-    "offsets": [0, 8, 16, 24, 40, 48, 56, 60, 64, 68, 72, 76, 80,
+    "offsets": [0, 8, 16, 24, 40, 48, 56, 60, 64, 68, 72, 76, 80, 84,
                 88, 88 + 8 * _D, 88 + 16 * _D, 88 + 24 * _D, 88 + 36 * _D, 88 + 48 * _D],
     "itemsize": 96 + 48 * _D,
 })
@@ -353,7 +353,7 @@ ReducePlan = namedtuple("ReducePlan", "rshape rstrides kshape kstrides kout")
 """A reduction's dims, fastest first: reduced (shape, input strides) and kept
 (shape, input strides, output strides); bytes."""
 
-ReduceConfig = namedtuple("ReduceConfig", "out_on_x block grid nsplit")
+ReduceConfig = namedtuple("ReduceConfig", "out_on_x block grid nsplit vec")
 
 
 def split_reduction(shape, out_strides, in_strides):
@@ -380,17 +380,19 @@ def _pow2_at_least(n):
     return p
 
 
-def reduce_config(rp, ordered, sm_count=132):
+def reduce_config(rp, ordered, sm_count=132, itemsize=None):
     """ATen's setReduceConfig, simplified.  Inner reductions (the input is
     fastest along a reduced dim) give each output a row of x lanes; outer
     ones put outputs on x (coalesced across outputs) and lanes on y.  Small
     output counts split each reduction over gridDim.y blocks (at least
     MIN_PER_LANE elements per lane) to fill the device.  Not reorderable:
-    one lane per output, in order."""
+    one lane per output, in order.  itemsize (an input read as it is, no
+    cast): an inner reduction over one contiguous dim loads 16-byte vectors
+    (vec elements each) when every thread gets at least one."""
     nred, nout = numel(rp.rshape), numel(rp.kshape)
     if ordered:
         bx = min(RBLOCK, _pow2_at_least(nout))
-        return ReduceConfig(1, (bx, 1, 1), ((nout + bx - 1) // bx, 1, 1), 1)
+        return ReduceConfig(1, (bx, 1, 1), ((nout + bx - 1) // bx, 1, 1), 1, 1)
     r_fast = min((abs(s) for s in rp.rstrides), default=0)
     k_fast = min((abs(s) for s in rp.kstrides), default=None)
     inner = k_fast is None or r_fast < k_fast
@@ -402,13 +404,28 @@ def reduce_config(rp, ordered, sm_count=132):
         outs = min(32, _pow2_at_least(nout))
         lanes = RBLOCK // outs
         block = (outs, lanes, 1)
+    vec = 1
+    if inner and itemsize and 16 // itemsize >= 2 and len(rp.rshape) == 1 \
+            and rp.rstrides[0] == itemsize and all(s % 16 == 0 for s in rp.kstrides):
+        vec = 16 // itemsize
     gx = (nout + outs - 1) // outs
     target = 4 * sm_count
     nsplit = 1
     if gx < target:
-        most = max(1, -(-nred // (lanes * MIN_PER_LANE)))
+        # a split block's lanes get two vectors each at least
+        most = max(1, -(-nred // (lanes * max(MIN_PER_LANE, 2 * vec))))
         nsplit = max(1, min(-(-target // gx), most, MAX_GRID_Y))
-    return ReduceConfig(0 if inner else 1, block, (gx, nsplit, 1), nsplit)
+    if nred // vec < lanes * nsplit:
+        vec = 1
+    return ReduceConfig(0 if inner else 1, block, (gx, nsplit, 1), nsplit, vec)
+
+
+def final_config(nout, nsplit):
+    """(grid, block) of <stem>_reduce_final: a row of x lanes per output
+    over its nsplit partials, RBLOCK threads a block."""
+    lanes = min(RBLOCK, _pow2_at_least(nsplit))
+    outs = RBLOCK // lanes
+    return ((nout + outs - 1) // outs, 1, 1), (lanes, outs, 1)
 
 
 def _pack_dividers(raw, at, shape):
@@ -432,7 +449,8 @@ def pack_rparams(rp, in_addr, out_addr, partial_addr, in_code, init_bytes, order
         raw[_RINIT_AT:_RINIT_AT + len(init_bytes)] = init_bytes
     _RHEAD.pack_into(raw, _RF["nred"], numel(rp.rshape), numel(rp.kshape), len(rp.rshape),
                      len(rp.kshape), in_code, config.out_on_x if config else 1,
-                     init_bytes is not None, bool(ordered), config.nsplit if config else 1)
+                     init_bytes is not None, bool(ordered), config.nsplit if config else 1,
+                     config.vec if config else 1)
     for name, values in (("rstride", rp.rstrides), ("kstride", rp.kstrides), ("kout", rp.kout)):
         struct.pack_into("<%dq" % len(values), raw, _RF[name], *values)
     _pack_dividers(raw, _RF["rsize"], rp.rshape)
@@ -445,22 +463,23 @@ def plan_reduction(stem, rp, in_addr, out_addr, in_code, loop_code, init_bytes, 
                    acc_size, sm_count=132):
     """(scratch bytes, [Launch]) for one reduction; the caller fills in the
     scratch address with set_partial().  Launch.numel is the element count."""
-    config = reduce_config(rp, ordered, sm_count)
-    kind = "reduce_cast" if in_code != loop_code else "reduce"
+    cast = in_code != loop_code
+    config = reduce_config(rp, ordered, sm_count, None if cast else ITEMSIZES[in_code])
+    kind = "reduce_cast" if cast else "reduce"
     nout = numel(rp.kshape)
     scratch = acc_size * nout * config.nsplit if config.nsplit > 1 else 0
     params = pack_rparams(rp, in_addr, out_addr, 0, in_code, init_bytes, ordered, config)
     launches = [Launch("%s_%s" % (stem, kind), config.grid, config.block, params,
                        numel(rp.rshape) * nout)]
     if config.nsplit > 1:
-        launches.append(Launch("%s_reduce_final" % stem, ((nout + RBLOCK - 1) // RBLOCK, 1, 1),
-                               (RBLOCK, 1, 1), params, nout))
+        grid, block = final_config(nout, config.nsplit)
+        launches.append(Launch("%s_reduce_final" % stem, grid, block, params, nout))
     return scratch, launches
 
 
 _RPOINTERS = struct.Struct("<3Q")            # in_, out, partial
-# nred, nout, rndim, kndim, in_code, out_on_x, has_init, ordered, nsplit
-_RHEAD = struct.Struct("<qq7i")
+# nred, nout, rndim, kndim, in_code, out_on_x, has_init, ordered, nsplit, vec
+_RHEAD = struct.Struct("<qq8i")
 _I64 = struct.Struct("<q")
 _RF = {name: RPARAMS_DTYPE.fields[name][1] for name in RPARAMS_DTYPE.names}
 _RINIT_AT = RPARAMS_DTYPE.fields["init"][1]

@@ -7,10 +7,13 @@
  *    and y threads share each output's reduction (outer reductions: the kept
  *    dim is fastest in memory, loads coalesce across outputs) or the other way
  *    round (inner reductions).  Each thread folds a strided slice in a fixed
- *    order (four accumulators, for four loads in flight), then a shared-memory tree combines the block's lanes in a fixed
- *    order.  gridDim.y > 1 splits big reductions over blocks: each block
- *    writes its partial, and <stem>_reduce_final combines the partials in
- *    order.  No atomics: every launch gives the same bits.
+ *    order (four accumulators, for four loads in flight; 16-byte vector loads
+ *    where each output's reduction is one contiguous run), then a
+ *    shared-memory tree combines the block's lanes in a fixed order.
+ *    gridDim.y > 1 splits big reductions over blocks: each block writes its
+ *    partial, and <stem>_reduce_final combines each output's partials with a
+ *    row of lanes and the same tree.  No atomics: every launch gives the
+ *    same bits.
  *  - <stem>_scan / _scan_cast: np.<op>.accumulate, one thread per line,
  *    sequential (NumPy's order, so NumPy's bits).
  * Indices are 64-bit here (a reduction of 2^33 int8 needs no splitting);
@@ -35,7 +38,8 @@ struct titer_rparams {
     int32_t has_init;
     int32_t ordered;               /* not reorderable: init first, one lane */
     int32_t nsplit;                /* blocks along each reduction (gridDim.y) */
-    int32_t pad;
+    int32_t vec;                   /* elements per 16-byte load where each output's
+                                      reduction is one contiguous run (else 1) */
     int64_t rstride[TITER_MAX_DIMS];   /* input bytes along the reduced dims */
     int64_t kstride[TITER_MAX_DIMS];   /* input bytes along the kept dims */
     int64_t kout[TITER_MAX_DIMS];      /* output bytes along the kept dims */
@@ -87,6 +91,76 @@ static __device__ __forceinline__ void titer_reduce_store(const titer_rparams &p
     *(typename R::T *)(p.out + titer_dims_offset(p.ksize, p.kout, p.kndim, o)) = R::store(v);
 }
 
+/* Fold one output's run of 16-byte vectors when the host set p.vec (one
+ * contiguous reduced dim, at least one whole vector for every thread of the
+ * grid) and `base` is 16-byte aligned; false: fold it the general way.
+ * Element k of a vector goes to accumulator k % 4, two vectors per lane in
+ * flight, then the tail past the last whole vector, one element per thread. */
+template <class R>
+static __device__ __forceinline__ bool titer_reduce_vec(const titer_rparams &p, const char *base,
+                                                        uint64_t first, uint64_t step,
+                                                        typename R::A &acc) {
+    typedef typename R::T T;
+    typedef typename R::A A;
+    constexpr int V = 16 / sizeof(T);
+    constexpr int NACC = V < 4 ? V : 4;
+    if constexpr (V < 2) {
+        return false;
+    } else {
+        if (p.vec != V || ((size_t)base & 15) != 0) return false;
+        typedef titer_vec<T, V> vec_t;
+        const vec_t *x = (const vec_t *)base;
+        const uint64_t nvec = (uint64_t)p.nred / V;
+        A a[NACC];
+        uint64_t v = first;
+        const vec_t x0 = x[v];
+#pragma unroll
+        for (int k = 0; k < NACC; k++) a[k] = R::load(x0.v[k]);
+#pragma unroll
+        for (int k = NACC; k < V; k++) a[k % NACC] = R::comb(a[k % NACC], R::load(x0.v[k]));
+#pragma unroll 1
+        for (v += step; v + step < nvec; v += 2 * step) {
+            const vec_t y0 = x[v], y1 = x[v + step];
+#pragma unroll
+            for (int k = 0; k < V; k++) a[k % NACC] = R::comb(a[k % NACC], R::load(y0.v[k]));
+#pragma unroll
+            for (int k = 0; k < V; k++) a[k % NACC] = R::comb(a[k % NACC], R::load(y1.v[k]));
+        }
+        if (v < nvec) {
+            const vec_t y0 = x[v];
+#pragma unroll
+            for (int k = 0; k < V; k++) a[k % NACC] = R::comb(a[k % NACC], R::load(y0.v[k]));
+        }
+        const uint64_t tail = nvec * V + first;
+        if (tail < (uint64_t)p.nred) a[0] = R::comb(a[0], R::load(((const T *)base)[tail]));
+        acc = a[0];
+#pragma unroll
+        for (int k = 1; k < NACC; k++) acc = R::comb(acc, a[k]);
+        return true;
+    }
+}
+
+/* Combine each output's lanes in shared memory: lanes is a power of two;
+ * lane k takes lane k + s, in a fixed order; lane 0's slot ends with the
+ * result (lane_has 0: no lane had an element). */
+template <class R>
+static __device__ __forceinline__ void titer_lane_tree(typename R::A *lane_acc, int *lane_has,
+                                                       int tid, int lane, int lanes,
+                                                       int lane_step) {
+    __syncthreads();
+    for (int s = lanes / 2; s > 0; s >>= 1) {
+        if (lane < s) {
+            const int other = tid + s * lane_step;
+            if (lane_has[other]) {
+                lane_acc[tid] = lane_has[tid] ? R::comb(lane_acc[tid], lane_acc[other])
+                                              : lane_acc[other];
+                lane_has[tid] = 1;
+            }
+        }
+        __syncthreads();
+    }
+}
+
 template <class R, bool CAST>
 static __device__ __forceinline__ void titer_reduce(const titer_rparams &p) {
     typedef typename R::A A;
@@ -109,68 +183,77 @@ static __device__ __forceinline__ void titer_reduce(const titer_rparams &p) {
         }
         const uint64_t step = (uint64_t)lanes * gridDim.y;
         uint64_t r = (uint64_t)blockIdx.y * lanes + lane;
-        if (!p.ordered && r + 3 * step < (uint64_t)p.nred) {
-            /* four loads in flight per lane (memory parallelism), four
-             * accumulators combined in a fixed order */
-            A acc4[4];
-#pragma unroll
-            for (int k = 0; k < 4; k++)
-                acc4[k] = titer_reduce_load<R, CAST>(p, base + titer_dims_offset(
-                    p.rsize, p.rstride, p.rndim, r + k * step));
-            r += 4 * step;
-#pragma unroll 1
-            for (; r + 3 * step < (uint64_t)p.nred; r += 4 * step) {
-                A x[4];
+        bool done = false;
+        if constexpr (!CAST) done = titer_reduce_vec<R>(p, base, r, step, acc);
+        if (done) {
+            has = 1;
+        } else {
+            if (!p.ordered && r + 3 * step < (uint64_t)p.nred) {
+                /* four loads in flight per lane (memory parallelism), four
+                 * accumulators combined in a fixed order */
+                A acc4[4];
 #pragma unroll
                 for (int k = 0; k < 4; k++)
-                    x[k] = titer_reduce_load<R, CAST>(p, base + titer_dims_offset(
+                    acc4[k] = titer_reduce_load<R, CAST>(p, base + titer_dims_offset(
                         p.rsize, p.rstride, p.rndim, r + k * step));
-#pragma unroll
-                for (int k = 0; k < 4; k++) acc4[k] = R::comb(acc4[k], x[k]);
-            }
-            acc = R::comb(R::comb(acc4[0], acc4[1]), R::comb(acc4[2], acc4[3]));
-            has = 1;
-        }
+                r += 4 * step;
 #pragma unroll 1
-        for (; r < (uint64_t)p.nred; r += step) {
-            A x = titer_reduce_load<R, CAST>(
-                p, base + titer_dims_offset(p.rsize, p.rstride, p.rndim, r));
-            acc = has ? R::comb(acc, x) : x;
-            has = 1;
+                for (; r + 3 * step < (uint64_t)p.nred; r += 4 * step) {
+                    A x[4];
+#pragma unroll
+                    for (int k = 0; k < 4; k++)
+                        x[k] = titer_reduce_load<R, CAST>(p, base + titer_dims_offset(
+                            p.rsize, p.rstride, p.rndim, r + k * step));
+#pragma unroll
+                    for (int k = 0; k < 4; k++) acc4[k] = R::comb(acc4[k], x[k]);
+                }
+                acc = R::comb(R::comb(acc4[0], acc4[1]), R::comb(acc4[2], acc4[3]));
+                has = 1;
+            }
+#pragma unroll 1
+            for (; r < (uint64_t)p.nred; r += step) {
+                A x = titer_reduce_load<R, CAST>(
+                    p, base + titer_dims_offset(p.rsize, p.rstride, p.rndim, r));
+                acc = has ? R::comb(acc, x) : x;
+                has = 1;
+            }
         }
     }
     lane_acc[tid] = acc;
     lane_has[tid] = has;
-    __syncthreads();
-    /* lanes is a power of two; lane k takes lane k + s, in a fixed order */
-    for (int s = lanes / 2; s > 0; s >>= 1) {
-        if (lane < s) {
-            const int other = tid + s * lane_step;
-            if (lane_has[other]) {
-                lane_acc[tid] = lane_has[tid] ? R::comb(lane_acc[tid], lane_acc[other])
-                                              : lane_acc[other];
-                lane_has[tid] = 1;
-            }
-        }
-        __syncthreads();
-    }
+    titer_lane_tree<R>(lane_acc, lane_has, tid, lane, lanes, lane_step);
     if (lane == 0 && o < (uint64_t)p.nout) {
         if (gridDim.y > 1) ((A *)p.partial)[(uint64_t)blockIdx.y * p.nout + o] = lane_acc[tid];
         else titer_reduce_store<R>(p, o, lane_acc[tid]);
     }
 }
 
-/* gridDim.y > 1: combine each output's partials in block order. */
+/* gridDim.y > 1: combine each output's nsplit partials -- a row of x lanes
+ * per output (blockDim.y outputs per block), each folding partials
+ * lane, lane + lanes, ... in order, then the lane tree. */
 template <class R>
 static __device__ __forceinline__ void titer_reduce_final(const titer_rparams &p) {
     typedef typename R::A A;
-    const uint64_t o = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (o >= (uint64_t)p.nout) return;
+    __shared__ A lane_acc[TITER_RBLOCK];
+    __shared__ int lane_has[TITER_RBLOCK];
+    const int lanes = blockDim.x, lane = threadIdx.x;
+    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+    const uint64_t o = (uint64_t)blockIdx.x * blockDim.y + threadIdx.y;
     const A *partial = (const A *)p.partial;
-    A v = partial[o];
+    A v = A();
+    int has = 0;
+    if (o < (uint64_t)p.nout) {
 #pragma unroll 1
-    for (int s = 1; s < p.nsplit; s++) v = R::comb(v, partial[(uint64_t)s * p.nout + o]);
-    titer_reduce_store<R>(p, o, v);
+        for (int s = lane; s < p.nsplit; s += lanes) {
+            const A x = partial[(uint64_t)s * p.nout + o];
+            v = has ? R::comb(v, x) : x;
+            has = 1;
+        }
+    }
+    lane_acc[tid] = v;
+    lane_has[tid] = has;
+    titer_lane_tree<R>(lane_acc, lane_has, tid, lane, lanes, 1);
+    if (lane == 0 && o < (uint64_t)p.nout) titer_reduce_store<R>(p, o, lane_acc[tid]);
 }
 
 /* np.<op>.accumulate along one axis (rsize[0] / rstride[0]); each step is
