@@ -184,26 +184,35 @@ template <class Op, bool CAST>
 static __device__ __forceinline__ void titer_unrolled(const titer_params &p) {
     typedef typename Op::out_t O;
     const uint32_t n = (uint32_t)p.numel;
-    uint32_t idx = (uint32_t)blockIdx.x * (TITER_BLOCK * TITER_UNROLL) + threadIdx.x;
-    /* not unrolled: the offset calculator is unrolled over the dims already,
-     * and four copies of it quadruple compile time for little gain */
-#pragma unroll 1
+    const uint32_t first = (uint32_t)blockIdx.x * (TITER_BLOCK * TITER_UNROLL) + threadIdx.x;
+    /* ATen's unrolled kernel: every element's offsets and loads first, so
+     * TITER_UNROLL loads per operand are in flight (one at a time, a strided
+     * or transposed operand leaves most of the memory bandwidth idle), then
+     * compute and store */
+    int32_t off[TITER_UNROLL][TITER_MAX_ARGS];
+    typename Op::in0_t x0[TITER_UNROLL];
+    typename Op::in1_t x1[TITER_UNROLL];
+    typename Op::in2_t x2[TITER_UNROLL];
+#pragma unroll
     for (int u = 0; u < TITER_UNROLL; u++) {
-        if (idx < n) {
-            int32_t off[TITER_MAX_ARGS];
-            titer_offsets(p, idx, off);
+        if (first + u * TITER_BLOCK < n) {
+            titer_offsets(p, first + u * TITER_BLOCK, off[u]);
+            x0[u] = titer_load_input<Op, 0, typename Op::in0_t>(p, off[u], CAST);
+            x1[u] = titer_load_input<Op, 1, typename Op::in1_t>(p, off[u], CAST);
+            x2[u] = titer_load_input<Op, 2, typename Op::in2_t>(p, off[u], CAST);
+        }
+    }
+#pragma unroll
+    for (int u = 0; u < TITER_UNROLL; u++) {
+        if (first + u * TITER_BLOCK < n) {
             typename Op::out1_t r1;
-            O r = titer_invoke<Op>(
-                titer_load_input<Op, 0, typename Op::in0_t>(p, off, CAST),
-                titer_load_input<Op, 1, typename Op::in1_t>(p, off, CAST),
-                titer_load_input<Op, 2, typename Op::in2_t>(p, off, CAST), &r1);
-            if (CAST) titer_store_as<Op::out_code>(p.data[0] + off[0], p.code[0], r);
-            else *(O *)(p.data[0] + off[0]) = r;
+            O r = titer_invoke<Op>(x0[u], x1[u], x2[u], &r1);
+            if (CAST) titer_store_as<Op::out_code>(p.data[0] + off[u][0], p.code[0], r);
+            else *(O *)(p.data[0] + off[u][0]) = r;
             if constexpr (Op::nout == 2) {
-                if (CAST) titer_store_as<Op::out1_code>(p.data[1] + off[1], p.code[1], r1);
-                else *(typename Op::out1_t *)(p.data[1] + off[1]) = r1;
+                if (CAST) titer_store_as<Op::out1_code>(p.data[1] + off[u][1], p.code[1], r1);
+                else *(typename Op::out1_t *)(p.data[1] + off[u][1]) = r1;
             }
-            idx += TITER_BLOCK;
         }
     }
 }
