@@ -226,14 +226,28 @@ class Function:
     def __call__(self, grid, block, args):
         from titer.cuda import plan
         (arg,) = args
-        # as CuPy: a NumPy argument goes by value, from the address its
-        # __array_interface__ names, itemsize bytes
-        assert isinstance(arg, np.ndarray) and arg.size == 1
-        raw = ctypes.string_at(arg.__array_interface__["data"][0], arg.itemsize)
-        layout = plan.RPARAMS_DTYPE if arg.itemsize == plan.RPARAMS_DTYPE.itemsize \
+        # the kernel's parameter struct, by its name
+        layout = plan.RPARAMS_DTYPE if self.name.endswith(
+            ("_reduce", "_reduce_cast", "_reduce_final", "_scan", "_scan_cast")) \
             else plan.PARAMS_DTYPE
+        if isinstance(arg, CPointer):
+            # as CuPy: the bytes at the address, as they are
+            raw = ctypes.string_at(arg.ptr, layout.itemsize)
+        else:
+            # as CuPy: a NumPy argument goes by value, from the address its
+            # __array_interface__ names, itemsize bytes
+            assert isinstance(arg, np.ndarray) and arg.size == 1
+            assert arg.itemsize == layout.itemsize, (self.name, arg.itemsize)
+            raw = ctypes.string_at(arg.__array_interface__["data"][0], arg.itemsize)
         params = np.frombuffer(raw, layout)
         _host().launch(None, plan.Launch(self.name, tuple(grid), tuple(block), params, 0))
+
+
+class CPointer:
+    """cupy.cuda.function.CPointer: an address CuPy passes as it is."""
+
+    def __init__(self, p=0):
+        self.ptr = p
 
 
 class RawKernel:
@@ -262,6 +276,9 @@ def install():
         getDeviceCount=lambda: 1, getDevice=lambda: 0,
         getDeviceProperties=lambda i: {"name": b"titer host shim (simulated GPU)"})
     cuda.driver = types.SimpleNamespace(CUDADriverError=CUDADriverError)
+    cuda.function = types.ModuleType("cupy.cuda.function")
+    cuda.function.CPointer = CPointer
     me.cuda = cuda
     sys.modules["cupy"] = me
     sys.modules["cupy.cuda"] = cuda
+    sys.modules["cupy.cuda.function"] = cuda.function
