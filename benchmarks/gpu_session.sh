@@ -6,6 +6,8 @@
 #   bash benchmarks/gpu_session.sh test     # GPU tests + the main job on the GPU
 #   bash benchmarks/gpu_session.sh bench    # titer vs CuPy vs PyTorch CUDA + report
 #   bash benchmarks/gpu_session.sh all      # the three, one after the other
+#   bash benchmarks/gpu_session.sh kernels  # only the CUDA kernels (C extension carried in)
+#   bash benchmarks/gpu_session.sh profile  # host-time profile + ncu kernel durations
 #
 # Offline on purpose: nothing is installed (no pip, no build isolation); the
 # machine's python3 must already hold NumPy, Cython, setuptools, CuPy, pytest
@@ -23,17 +25,37 @@ export PYTHONUNBUFFERED=1 PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 status=0
 
 build() {
+    if [ -n "${TITER_REUSE_BUILD:-}" ] && ls titer/_core*.so titer/cuda/kernels/add.fatbin >/dev/null 2>&1; then
+        echo "reusing the in-place build already here"; return 0
+    fi
     nvidia-smi -L
+    nvcc --version | tail -1
     "$PY" -c "import sys, numpy, cupy; print(sys.version.split()[0], 'numpy', numpy.__version__, 'cupy', cupy.__version__)"
     "$PY" setup.py build_ext --inplace || return 1
     "$PY" -c "import titer; titer.show_config()"
 }
 
 gpu_tests() {
-    local rc=0
-    "$PY" -m pytest -q -p no:cacheprovider -rs --junitxml="$OUT/gpu-tests.xml" \
+    local rc=0 workers=()
+    # the GPU is shared by the workers; the CPU oracle is what takes the time
+    "$PY" -c "import xdist" 2>/dev/null && workers=(-n "${TITER_GPU_WORKERS:-8}")
+    "$PY" -m pytest -q -p no:cacheprovider -rs "${workers[@]}" --junitxml="$OUT/gpu-tests.xml" \
         tests/test_cuda_gpu.py tests/test_cuda_gpu_reduce.py tests/test_cuda_nvrtc.py || rc=1
     "$PY" -m titer gpu || rc=1
+    return $rc
+}
+
+kernels() {      # the CUDA kernels alone (the C extension was carried in)
+    nvidia-smi -L
+    "$PY" -c "import titer.cuda.build as b; b.build_kernels()" || return 1
+    "$PY" -c "import titer; titer.show_config()"
+}
+
+profile() {      # where host time goes; every kernel's own duration (ncu)
+    local rc=0
+    "$PY" benchmarks/gpu_profile.py || rc=1
+    ncu --profile-from-start off --csv --metrics gpu__time_duration.sum \
+        "$PY" benchmarks/gpu_kernel_cases.py > "$OUT/ncu.csv" || rc=1
     return $rc
 }
 
@@ -56,7 +78,9 @@ case "${1:-all}" in
     build) run build build.log ;;
     test) run gpu_tests test.log ;;
     bench) run bench bench.log ;;
+    kernels) run kernels kernels.log ;;
+    profile) run profile profile.log ;;
     all) run build build.log && [ "$status" -eq 0 ] && { run gpu_tests test.log; run bench bench.log; } ;;
-    *) echo "usage: $0 build|test|bench|all" >&2; exit 2 ;;
+    *) echo "usage: $0 build|test|bench|all|kernels|profile" >&2; exit 2 ;;
 esac
 exit "$status"

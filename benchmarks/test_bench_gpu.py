@@ -31,8 +31,8 @@ N = 4096
 BIG = 1 << 26
 
 
-@pytest.fixture(scope="module")
-def data():
+def make_data():
+    """Every case's arrays (also gpu_kernel_cases.py's and gpu_profile.py's)."""
     rng = np.random.default_rng(0)
     return {
         "a": cp.asarray(rng.random(BIG, dtype=np.float32)),
@@ -49,6 +49,11 @@ def data():
         "one_out": cp.empty(1, np.float32),
         "ragged": [cp.ones(n, np.float32) for n in range(1, 1001)],
     }
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_data()
 
 
 def _t(x):
