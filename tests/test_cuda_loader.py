@@ -249,3 +249,24 @@ def test_launch_arguments_reused_for_replayed_buffers(fake):
     be.launch("add", launch)
     calls = cupy.state["calls"]
     assert len(calls) == 5 and all(c[4] == (launch.params.tobytes(),) for c in calls)
+
+
+def test_packed_parameters_go_as_a_cpointer(fake, monkeypatch):
+    """With CuPy's CPointer, packed parameters (a view of the bytearray the
+    planner packed) go as the address of their bytes, which CuPy passes as
+    it is; an array that owns its memory still goes as the opaque item."""
+    cupy, mod = fake
+
+    class CPointer:
+        def __init__(self, ptr):
+            self.ptr = ptr
+
+    monkeypatch.setattr(mod, "_CPointer", CPointer)
+    params = _launch().params
+    arg = mod._kernel_argument(params)
+    assert type(arg) is CPointer and arg.ptr == params.ctypes.data
+    assert ctypes.string_at(arg.ptr, params.itemsize) == params.tobytes()
+    owned = params.copy()
+    assert type(mod._kernel_argument(owned)) is mod._Params
+    frozen = np.frombuffer(params.tobytes(), plan.PARAMS_DTYPE)     # read-only bytes
+    assert type(mod._kernel_argument(frozen)) is mod._Params

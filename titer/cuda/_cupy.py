@@ -18,9 +18,10 @@ _ndarray = cupy.ndarray
 
 
 _EXTENTS = {}                           # (shape, strides, itemsize) -> _extent
-# The parameter struct goes to CuPy as one opaque item: CuPy reads a NumPy
-# argument's address through __array_interface__, which costs ~20 us for the
-# structured dtype (it lists every field) and ~3 us for a plain void one.
+# Where the parameters cannot go as a CPointer (see _kernel_argument), the
+# struct goes to CuPy as one opaque item: CuPy reads a NumPy argument's
+# address through __array_interface__, which costs ~20 us for the structured
+# dtype (it lists every field) and ~3 us for a plain void one.
 _VOID = {n: np.dtype((np.void, n)) for n in (PARAMS_DTYPE.itemsize, RPARAMS_DTYPE.itemsize)}
 
 
