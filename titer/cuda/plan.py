@@ -75,6 +75,8 @@ def numel(shape):
 def contiguous_strides(shape, itemsize, order=None):
     """Packed strides with dims laid out slowest first in `order` (C order
     when None)."""
+    if order is None and len(shape) == 1:      # the plan cache's new lengths
+        return (itemsize,)
     order = tuple(range(len(shape))) if order is None else tuple(order)
     strides = [0] * len(shape)
     acc = itemsize

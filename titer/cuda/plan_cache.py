@@ -26,7 +26,7 @@ _SCALAR_TYPES = (bool, int, float, complex)
 
 class _CachedCall:
     __slots__ = ("nout", "loop_in", "loop_out", "alloc", "extents", "itemsizes", "launches",
-                 "bases", "scalar_slots", "checks_power")
+                 "bases", "scalar_slots", "checks_power", "allocated", "overlap_pairs")
 
 
 def interface_key(x, device_of):
@@ -123,8 +123,7 @@ def _dense_key(head, parts):
     # The iterator orders dims by comparing strides; exact C strides tie
     # only around size-1 dims, so where those are (not the sizes or the
     # rank) decides its out=None layout, and is part of the key.
-    ones = tuple(n == 1 for n in shape)
-    dense.append(ones if True in ones else None)
+    dense.append(tuple([n == 1 for n in shape]) if 1 in shape else None)
     return tuple(dense), shape
 
 
@@ -134,22 +133,27 @@ def replay_elementwise(backend, canonical, nout, outs, inputs, dtype, casting):
     if cache is None:
         return None, None
     array_key = array_key_of(backend)
-    operands = list(outs) + list(inputs)
+    operands = [*outs, *inputs]
     head = (canonical, dtype, casting)
-    parts, ptrs, devices = [], [], set()
+    parts, ptrs = [], []
+    device = mixed = None
     for x in operands:
-        t = type(x)
         if x is None:
             part, ptr = "allocate", 0
-        elif t in _SCALAR_TYPES:
-            part, ptr = t, 0
-        elif isinstance(x, np.generic):
-            part, ptr = x.dtype, 0
         else:
-            part, ptr = array_key(x)
+            part, ptr = array_key(x)        # device arrays first: the common case
             if part is None:
-                return None, None
-            devices.add(part[4])
+                t = type(x)
+                if t in _SCALAR_TYPES:
+                    part, ptr = t, 0
+                elif isinstance(x, np.generic):
+                    part, ptr = x.dtype, 0
+                else:
+                    return None, None
+            elif device is None:
+                device = part[4]
+            elif part[4] != device:
+                mixed = True
         parts.append(part)
         ptrs.append(ptr)
     try:
@@ -173,7 +177,7 @@ def replay_elementwise(backend, canonical, nout, outs, inputs, dtype, casting):
         extents = [None if size is None else (0, numel * size) for size in hit.itemsizes]
     else:
         alloc, extents = hit.alloc, hit.extents
-    if len(devices) > 1:
+    if mixed:
         return None, None               # planning raises the error
     scalars = {}
     for i, dt in hit.scalar_slots:
@@ -183,32 +187,24 @@ def replay_elementwise(backend, canonical, nout, outs, inputs, dtype, casting):
         scalars[i] = b
     if hit.checks_power:
         dispatch._check_integer_power(canonical, hit.loop_in, inputs, backend)
-    results = list(outs)
-    given = []
-    for k in range(nout):
-        layout = alloc[k]
-        if layout is None:
-            given.append(k)
+    # NumPy's overlap rule (a new output overlaps nothing): an input partially
+    # overlapping a given output plans again
+    for k, i in hit.overlap_pairs:
+        ek, ei = extents[k], extents[i]
+        pk, pi = ptrs[k], ptrs[i]
+        if (pi + ei[1] <= pk + ek[0] or pk + ek[1] <= pi + ei[0]
+                or (pi == pk and parts[i] == parts[k])):
             continue
-        results[k] = backend.empty(layout[0], hit.loop_out[k], layout[1], devices)
+        return None, None
+    results = list(outs)
+    for k in hit.allocated:
+        layout = alloc[k]
+        results[k] = backend.empty(layout[0], hit.loop_out[k], layout[1],
+                                   () if device is None else (device,))
         part, ptr = array_key(results[k])
         if ptr & 15 != hit.bases[k] & 15:
             return None, None           # another alignment: plan for it
         ptrs[k] = ptr
-    # NumPy's overlap rule (a new output overlaps nothing): an input partially
-    # overlapping a given output plans again
-    for k in given:
-        ek = extents[k]
-        if ek is None:
-            continue
-        lo_k, hi_k = ptrs[k] + ek[0], ptrs[k] + ek[1]
-        for i in range(nout, len(operands)):
-            ei = extents[i]
-            if (ei is None or ptrs[i] + ei[1] <= lo_k or hi_k <= ptrs[i] + ei[0]
-                    or (ptrs[i] == ptrs[k] and parts[i] == parts[k])):
-                continue
-            return None, None
-    device = next(iter(devices)) if devices else None
     for launch in hit.launches.replay(ptrs, scalars, numel):
         backend.launch(canonical, launch, device)
     return (results[0] if nout == 1 else tuple(results)), None
@@ -230,6 +226,10 @@ def remember_elementwise(backend, keys, nout, loop_in, loop_out, outs_given, inf
     c.extents = [None if e is None else (e[0] - inf.ptr, e[1] - inf.ptr)
                  for e, inf in zip(extents, infos)]
     c.itemsizes = [None if inf is None else inf.dtype.itemsize for inf in infos]
+    c.allocated = tuple(k for k in range(nout) if not outs_given[k])
+    # (given output, array input): the pairs a replay checks for overlap
+    c.overlap_pairs = tuple((k, i) for k in range(nout) if outs_given[k]
+                            for i in range(nout, len(infos)) if infos[i] is not None)
     c.launches, c.bases = _plan.LaunchTemplate(launches, bases), list(bases)
     c.scalar_slots = [(nout + i, loop_in[i]) for i, inf in enumerate(infos[nout:])
                       if inf is None]
