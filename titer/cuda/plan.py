@@ -454,7 +454,7 @@ def pack_rparams(rp, in_addr, out_addr, partial_addr, in_code, init_bytes, order
                      init_bytes is not None, bool(ordered), config.nsplit if config else 1,
                      config.vec if config else 1)
     for name, values in (("rstride", rp.rstrides), ("kstride", rp.kstrides), ("kout", rp.kout)):
-        struct.pack_into("<%dq" % len(values), raw, _RF[name], *values)
+        _I64S[len(values)].pack_into(raw, _RF[name], *values)
     _pack_dividers(raw, _RF["rsize"], rp.rshape)
     _pack_dividers(raw, _RF["ksize"], rp.kshape)
     _I64.pack_into(raw, _RF["scan_out_stride"], scan_out_stride)
@@ -483,6 +483,7 @@ _RPOINTERS = struct.Struct("<3Q")            # in_, out, partial
 # nred, nout, rndim, kndim, in_code, out_on_x, has_init, ordered, nsplit, vec
 _RHEAD = struct.Struct("<qq8i")
 _I64 = struct.Struct("<q")
+_I64S = [struct.Struct("<%dq" % n) for n in range(MAX_DIMS + 1)]     # n int64s
 _RF = {name: RPARAMS_DTYPE.fields[name][1] for name in RPARAMS_DTYPE.names}
 _RINIT_AT = RPARAMS_DTYPE.fields["init"][1]
 

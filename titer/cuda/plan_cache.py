@@ -258,8 +258,10 @@ class _CachedReduction:
 _BYTES = np.dtype(np.uint8)
 
 
-def replay_reduction(backend, name, x, axis, dtype, keepdims, initial):
-    """(result, None) on a hit; (None, keys) to plan and remember."""
+def replay_reduction(backend, name, x, axis, dtype, keepdims, initial, launch_reduction):
+    """(result, None) on a hit; (None, keys) to plan and remember.
+    launch_reduction: reduce.launch_reduction (a new length's plan), passed
+    in: importing it here would be circular, and an import per call costs."""
     cache = getattr(backend, "plan_cache", None)
     if cache is None:
         return None, None
@@ -297,7 +299,6 @@ def replay_reduction(backend, name, x, axis, dtype, keepdims, initial):
     devices = {part[4]}
     result = backend.empty(hit.shape, hit.T, hit.strides, devices)
     if dense is not None:
-        from .reduce import launch_reduction
         stem, acc_size, in_code, loop_code, ordered = hit.kernel
         rp = _plan.split_reduction((n,), (0,), (dt.itemsize,))
         launch_reduction(backend, hit.module, stem, acc_size, rp, ptr, array_key(result)[1],

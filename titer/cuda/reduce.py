@@ -114,7 +114,8 @@ def reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, initial=np.
     backend = backend or dispatch.default_backend()
     key = None
     if out is None and where is True:
-        done, key = plan_cache.replay_reduction(backend, name, x, axis, dtype, keepdims, initial)
+        done, key = plan_cache.replay_reduction(backend, name, x, axis, dtype, keepdims, initial,
+                                                launch_reduction)
         if done is not None:
             return done
     op, ufunc, out, backend, kernels, xi, oi = _operands("reduce", name, x, out, backend)
