@@ -228,8 +228,7 @@ class Function:
         (arg,) = args
         # the kernel's parameter struct, by its name
         layout = plan.RPARAMS_DTYPE if self.name.endswith(
-            ("_reduce", "_reduce_cast", "_reduce_final", "_scan", "_scan_cast")) \
-            else plan.PARAMS_DTYPE
+            tuple("_" + kind for kind in plan.RPARAMS_KINDS)) else plan.PARAMS_DTYPE
         if isinstance(arg, CPointer):
             # as CuPy: the bytes at the address, as they are
             raw = ctypes.string_at(arg.ptr, layout.itemsize)

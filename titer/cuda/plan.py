@@ -357,6 +357,9 @@ ReducePlan = namedtuple("ReducePlan", "rshape rstrides kshape kstrides kout")
 
 ReduceConfig = namedtuple("ReduceConfig", "out_on_x block grid nsplit vec")
 
+# the kernel kinds that take a titer_rparams (the others a titer_params)
+RPARAMS_KINDS = ("reduce", "reduce_cast", "reduce_final", "scan", "scan_cast")
+
 
 def split_reduction(shape, out_strides, in_strides):
     """The iterator's coalesced reduction plan -> ReducePlan: dims the output

@@ -136,7 +136,7 @@ def replay_elementwise(backend, canonical, nout, outs, inputs, dtype, casting):
     operands = [*outs, *inputs]
     head = (canonical, dtype, casting)
     parts, ptrs = [], []
-    device = mixed = None
+    device, mixed = None, False
     for x in operands:
         if x is None:
             part, ptr = "allocate", 0
