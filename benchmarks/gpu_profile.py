@@ -37,25 +37,27 @@ def main():
     numpy_arg = _cupy._opaque(params)           # CuPy reads its __array_interface__
     cptr = CPointer(params.__array_interface__["data"][0])     # what titer passes
     sync = cp.cuda.Device().synchronize
-    rows = [
-        ("titer.elementwise add, 1 element, out=", lambda: titer.elementwise("add", out, one, one)),
-        ("cp.add, 1 element, out=", lambda: cp.add(one, one, out=out)),
-        ("cupy Function call, NumPy argument", lambda: fn(launch_grid, launch_block, (numpy_arg,))),
-        ("cupy Function call, CPointer argument", lambda: fn(launch_grid, launch_block, (cptr,))),
-        ("cupy.cuda.runtime.getDevice()", cp.cuda.runtime.getDevice),
-        ("array_key(one)", lambda: be.array_key(one)),
-        ("cp.cuda.alloc(4)", lambda: cp.cuda.alloc(4)),
-        ("cp.empty(1, float32)", lambda: cp.empty(1, np.float32)),
-        ("titer.elementwise add, out=None, 1000 lengths (per call)",
-         lambda: [titer.elementwise("add", None, x, x) for x in ragged]),
-        ("cp.add, out=None, 1000 lengths (per call)", lambda: [cp.add(x, x) for x in ragged]),
-        ("titer.sum, 1000 lengths (per call)", lambda: [titer.sum(x) for x in ragged]),
-        ("cp.sum, 1000 lengths (per call)", lambda: [cp.sum(x) for x in ragged]),
+    rows = [            # (label, call, calls per call)
+        ("titer.elementwise add, 1 element, out=",
+         lambda: titer.elementwise("add", out, one, one), 1),
+        ("cp.add, 1 element, out=", lambda: cp.add(one, one, out=out), 1),
+        ("cupy Function call, NumPy argument",
+         lambda: fn(launch_grid, launch_block, (numpy_arg,)), 1),
+        ("cupy Function call, CPointer argument",
+         lambda: fn(launch_grid, launch_block, (cptr,)), 1),
+        ("cupy.cuda.runtime.getDevice()", cp.cuda.runtime.getDevice, 1),
+        ("array_key(one)", lambda: be.array_key(one), 1),
+        ("cp.cuda.alloc(4)", lambda: cp.cuda.alloc(4), 1),
+        ("cp.empty(1, float32)", lambda: cp.empty(1, np.float32), 1),
+        ("titer.elementwise add, out=None, a new length",
+         lambda: [titer.elementwise("add", None, x, x) for x in ragged], len(ragged)),
+        ("cp.add, out=None, a new length", lambda: [cp.add(x, x) for x in ragged], len(ragged)),
+        ("titer.sum, a new length", lambda: [titer.sum(x) for x in ragged], len(ragged)),
+        ("cp.sum, a new length", lambda: [cp.sum(x) for x in ragged], len(ragged)),
     ]
     print("| piece | us per call |\n| --- | ---: |")
-    for label, f in rows:
-        n = 2 if "1000" in label else 2000
-        t = per_call_us(f, number=n) / (1000 if "1000" in label else 1)
+    for label, f, calls in rows:
+        t = per_call_us(f, number=max(2, 2000 // calls)) / calls
         sync()
         print("| %s | %.2f |" % (label, t))
     sys.stdout.flush()
