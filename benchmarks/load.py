@@ -1,0 +1,206 @@
+"""titer's threads on a machine that is not quiet (issue 23).
+
+Times titer with all usable cores ("N threads", the default) against titer
+on one thread, in the same run, under each load condition:
+
+  idle            nothing else running
+  busy            one busy-loop process, free to run on any core
+  busy@cpuK       the busy loop pinned to core K (each of the first two)
+
+and, in each condition, three kinds of calls:
+
+  back-to-back    median of repeated calls (add, exp, sum; 2^20 and 2^24 float32)
+  spaced          calls 2 ms apart (2^20): median and p90 of each call's time
+  callers         1, 2 and 4 Python threads calling titer (add 2^20) for a
+                  fixed time: total calls per second
+
+The busy loop is a child process started and killed by its pid here, and
+it stops itself after 60 s whatever happens.  Ratios are N threads / 1
+thread for times (< 1 = threads help) and N threads / 1 thread for calls
+per second in the callers table (> 1 = threads help).
+
+    python benchmarks/load.py                   # full run, ~2 minutes on 2 cores
+    python benchmarks/load.py --quick           # fewer repeats, ~40 s
+    python benchmarks/load.py --json load.json  # also the raw numbers
+"""
+import argparse
+import contextlib
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+
+import titer
+
+BUSY_LOOP = ("import time\n"
+             "deadline = time.monotonic() + 60\n"
+             "while time.monotonic() < deadline:\n"
+             "    for _ in range(100000): pass\n")
+
+
+@contextlib.contextmanager
+def busy_process(cpu):
+    """One process spinning on a core (cpu=None: anywhere), for the block."""
+    def pin():
+        if cpu is not None:
+            os.sched_setaffinity(0, {cpu})
+    proc = subprocess.Popen([sys.executable, "-c", BUSY_LOOP], preexec_fn=pin)
+    time.sleep(0.3)                     # let it start and settle on its core
+    try:
+        yield
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def conditions():
+    cpus = sorted(os.sched_getaffinity(0))
+    yield "idle", contextlib.nullcontext
+    yield "busy", lambda: busy_process(None)
+    for cpu in cpus[:2]:
+        yield "busy@cpu%d" % cpu, (lambda c=cpu: busy_process(c))
+
+
+def make_calls(n):
+    rng = np.random.default_rng(0)
+    a = rng.random(n, dtype=np.float32)
+    b = rng.random(n, dtype=np.float32)
+    out = np.empty_like(a)
+    return {
+        "add": lambda: titer.elementwise("add", out, a, b),
+        "exp": lambda: titer.elementwise("exp", out, a),
+        "sum": lambda: titer.sum(a),
+    }
+
+
+def timed(call):
+    t0 = time.perf_counter()
+    call()
+    return time.perf_counter() - t0
+
+
+def back_to_back(call, repeats):
+    call()
+    return statistics.median(timed(call) for _ in range(repeats))
+
+
+def spaced(call, repeats, gap=0.002):
+    call()
+    times = []
+    for _ in range(repeats):
+        time.sleep(gap)
+        times.append(timed(call))
+    times.sort()
+    return statistics.median(times), times[int(0.9 * (len(times) - 1))]
+
+
+def callers_rate(call, ncallers, seconds):
+    """Total calls per second of ncallers Python threads calling for `seconds`."""
+    counts = [0] * ncallers
+    start = threading.Barrier(ncallers + 1)
+    stop = threading.Event()
+
+    def work(i):
+        start.wait()
+        while not stop.is_set():
+            call()
+            counts[i] += 1
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(ncallers)]
+    for t in threads:
+        t.start()
+    start.wait()
+    t0 = time.perf_counter()
+    time.sleep(seconds)
+    stop.set()
+    for t in threads:
+        t.join()
+    return sum(counts) / (time.perf_counter() - t0)
+
+
+def measure(threads, quick):
+    repeats = 7 if quick else 20
+    result = {}
+    small, large = make_calls(1 << 20), make_calls(1 << 24)
+    with titer.num_threads(threads):
+        for name in ("add", "exp", "sum"):
+            result["%s 2^20" % name] = back_to_back(small[name], repeats * 5)
+            result["%s 2^24" % name] = back_to_back(large[name], repeats)
+            result["%s 2^20 spaced" % name] = spaced(small[name], 40 if quick else 100)
+        for k in (1, 2, 4):
+            result["callers %d" % k] = callers_rate(small["add"], k, 0.5 if quick else 1.0)
+    return result
+
+
+def run(quick):
+    usable = len(os.sched_getaffinity(0))
+    rows = {}
+    for label, load in conditions():
+        with load():
+            # alternate the two settings so a drift in load hits both alike
+            many, one = measure(usable, quick), measure(1, quick)
+        rows[label] = {"threads": usable, "many": many, "one": one}
+        print("measured:", label, file=sys.stderr)
+    return rows
+
+
+def ms(seconds):
+    return "%.2f" % (seconds * 1e3)
+
+
+def report(rows):
+    usable = next(iter(rows.values()))["threads"]
+    lines = ["Times in ms (median; p90 for spaced calls); ratio = %d threads / 1 thread "
+             "(below 1: the threads help)." % usable, "",
+             "| condition | case | %d threads | 1 thread | ratio |" % usable,
+             "| --- | --- | ---: | ---: | ---: |"]
+    for label, row in rows.items():
+        many, one = row["many"], row["one"]
+        for case in many:
+            if case.startswith("callers"):
+                continue
+            if case.endswith("spaced"):
+                for i, what in ((0, "median"), (1, "p90")):
+                    lines.append("| %s | %s, %s | %s | %s | %.2f |" % (
+                        label, case, what, ms(many[case][i]), ms(one[case][i]),
+                        many[case][i] / one[case][i]))
+            else:
+                lines.append("| %s | %s | %s | %s | %.2f |" % (
+                    label, case, ms(many[case]), ms(one[case]), many[case] / one[case]))
+    lines += ["", "Python callers, each calling add 2^20 float32 in a loop: total calls/s; "
+              "ratio = titer on %d threads / titer on 1 thread (above 0.9: target met)."
+              % usable, "",
+              "| condition | callers | titer %d threads | titer 1 thread | ratio |" % usable,
+              "| --- | ---: | ---: | ---: | ---: |"]
+    for label, row in rows.items():
+        for k in (1, 2, 4):
+            key = "callers %d" % k
+            lines.append("| %s | %d | %.0f | %.0f | %.2f |" % (
+                label, k, row["many"][key], row["one"][key], row["many"][key] / row["one"][key]))
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    parser.add_argument("--json", help="write the raw numbers here")
+    args = parser.parse_args()
+    rows = run(args.quick)
+    print("Machine: %s, %d usable cores; titer %s, NumPy %s, Python %s; %s" % (
+        platform.processor() or platform.machine(), len(os.sched_getaffinity(0)),
+        titer.__version__, np.__version__, platform.python_version(),
+        time.strftime("%Y-%m-%d")))
+    print(report(rows))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
