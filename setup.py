@@ -135,7 +135,7 @@ extensions = [
         libraries=[] if sys.platform == "win32" else ["m"],
         depends=["titer/_core.pxd", "titer/src/titer_generated.h",
                  "titer/src/titer_loops.h", "titer/src/titer_scalar.h",
-                 "titer/src/titer_tile.h", "titer/src/titer_stream.h",
+                 "titer/src/titer_tile.h", "titer/src/titer_stream.h", "titer/src/titer_threads.h",
                  "titer/src/titer_reduce.h", "titer/src/titer_reduce_generated.h",
                  "titer/src/titer_isa_tables.h", "titer/src/titer_kits_tables.h",
                  "titer/src/titer_target_avx2.h", "titer/src/titer_target_avx512.h"]

@@ -143,7 +143,6 @@ def run(quick):
     rows = {}
     for label, load in conditions():
         with load():
-            # alternate the two settings so a drift in load hits both alike
             many, one = measure(usable, quick), measure(1, quick)
         rows[label] = {"threads": usable, "many": many, "one": one}
         print("measured:", label, file=sys.stderr)

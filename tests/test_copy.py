@@ -118,7 +118,7 @@ def test_early_exit_and_overlap():
     np.testing.assert_array_equal(c, np.arange(10.0)[::-1])
 
 
-def test_large_copies_threads():
+def test_large_copies_threads(teams):
     rng = np.random.default_rng(3)
     x = rng.integers(-128, 127, (700, 900), dtype=np.int8)
     for n in (1, 2, 3):

@@ -330,7 +330,7 @@ THREAD_CASES = [
 
 
 @pytest.mark.parametrize("char,shape,axis", THREAD_CASES)
-def test_bit_identical_for_any_thread_count(char, shape, axis):
+def test_bit_identical_for_any_thread_count(char, shape, axis, teams):
     rng = np.random.default_rng(7)
     x = sample(shape, char, rng) * 3 - 1
     results = {}

@@ -44,7 +44,7 @@ def test_every_op_dtype_axis_layout(name, char):
 @pytest.mark.parametrize("shape", [(1,), (7,), (1235,), (33000,), (40000, 3), (3, 40000),
                                    (300, 301), (0, 5), (5, 0)])
 @pytest.mark.parametrize("name", ["add", "multiply", "maximum"])
-def test_sizes_and_threads(name, shape):
+def test_sizes_and_threads(name, shape, teams):
     rng = np.random.default_rng(12)
     x = rng.uniform(0.999, 1.001, shape)
     ufunc = getattr(np, name)

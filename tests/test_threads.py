@@ -21,11 +21,161 @@ def small_grain():
     titer.set_grain_size(previous)
 
 
+needs_openmp = pytest.mark.skipif(not titer.has_openmp(),
+                                  reason="built without OpenMP: always one thread")
+
+
 def test_num_threads_context_restores():
     before = titer.get_num_threads()
     with titer.num_threads(3):
         assert titer.get_num_threads() == (3 if titer.has_openmp() else 1)
     assert titer.get_num_threads() == before
+    assert titer._core._thread_setting() is None        # following OpenMP again
+
+
+@pytest.mark.parametrize("bad, error", [
+    (0, ValueError), (-3, ValueError), (1.5, TypeError), (2.0, TypeError),
+    ("2", TypeError), (True, TypeError), ([2], TypeError),
+])
+def test_set_num_threads_rejects_bad_counts(bad, error):
+    before = titer._core._thread_setting()
+    with pytest.raises(error, match="number of threads"):
+        titer.set_num_threads(bad)
+    assert titer._core._thread_setting() == before
+
+
+def test_set_num_threads_takes_integer_likes_and_none():
+    try:
+        titer.set_num_threads(np.int64(2))
+        assert titer._core._thread_setting() == 2
+        titer.set_num_threads(None)
+        assert titer._core._thread_setting() is None
+    finally:
+        titer.set_num_threads(None)
+
+
+def test_huge_thread_counts_are_safe():
+    """A count far above the cores (it once started a million OpenMP
+    threads and killed the process): a child process, so a crash is a
+    failure here, not the end of the suite."""
+    code = """if True:
+        import numpy as np, titer
+        x = np.ones(2**20)
+        with titer.num_threads(1_000_000):
+            assert titer.get_num_threads() == 1_000_000
+            s = titer.sum(x)
+            y = titer.elementwise("add", None, x, x)
+            c = titer.accumulate("add", x.reshape(1024, 1024), axis=1)
+            m = titer.max(x.reshape(1024, 1024), axis=0)
+            team = titer._core._team_stats()
+        assert s == 2**20 and (y == 2).all() and c[0, -1] == 1024 and (m == 1).all()
+        assert team["peak cores in use"] <= team["usable cores"], team
+        print("ok")
+    """
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120, cwd=os.path.dirname(os.path.dirname(titer.__file__)))
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-2000:]
+
+
+@needs_openmp
+def test_threadpool_limits_limit_titer(teams):
+    """threadpoolctl (scikit-learn's and joblib's thread control) reaches
+    titer: its default follows OpenMP's count at call time."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    if titer._core._thread_setting() is not None or "TITER_NUM_THREADS" in os.environ:
+        pytest.skip("titer's thread count is set explicitly here")
+    a = np.ones(2**20, np.float32)
+    default = titer.get_num_threads()
+    for user_api in (None, "openmp"):
+        with threadpoolctl.threadpool_limits(1, user_api=user_api):
+            assert titer.get_num_threads() == 1
+            titer.elementwise("add", None, a, a)
+            assert teams._team_stats()["last team"] == 1
+            openmp = [p for p in threadpoolctl.threadpool_info() if p["user_api"] == "openmp"]
+            assert openmp and all(p["num_threads"] == 1 for p in openmp)
+        assert titer.get_num_threads() == default
+    with threadpoolctl.threadpool_limits(2, user_api="openmp"):
+        assert titer.get_num_threads() == 2
+        titer.elementwise("add", None, a, a)
+        assert teams._team_stats()["last team"] == 2
+    # the pool threadpoolctl reports for titer's OpenMP runtime has titer's count
+    openmp = [p for p in threadpoolctl.threadpool_info() if p["user_api"] == "openmp"]
+    assert any(p["num_threads"] == titer.get_num_threads() for p in openmp)
+
+
+@needs_openmp
+def test_an_explicit_count_wins_over_threadpool_limits():
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    with threadpoolctl.threadpool_limits(1), titer.num_threads(2):
+        assert titer.get_num_threads() == 2
+    with titer.num_threads(2), threadpoolctl.threadpool_limits(1):
+        assert titer.get_num_threads() == 2
+
+
+@needs_openmp
+def test_teams_never_exceed_the_cores(teams):
+    teams._configure_teams(cores=2, hold=False)
+    x = np.ones(2**20)
+    with titer.num_threads(64):
+        titer.elementwise("multiply", None, x, x)
+        assert teams._team_stats()["last team"] == 2
+        titer.sum(x)
+    assert teams._team_stats()["peak cores in use"] == 2
+
+
+@needs_openmp
+def test_a_call_takes_the_cores_other_calls_left(teams):
+    teams._configure_teams(cores=3, hold=False)
+    x = np.ones(2**20)
+    with titer.num_threads(3):
+        for held, team in ((0, 3), (1, 2), (2, 1), (3, 1), (0, 3)):
+            teams._reserve_cores(held)          # as if running calls held them
+            try:
+                titer.elementwise("multiply", None, x, x)
+                assert teams._team_stats()["last team"] == team, held
+                titer.sum(x)
+                assert teams._team_stats()["last team"] == team, held
+            finally:
+                teams._reserve_cores(-held)
+    assert teams._team_stats()["cores in use"] == 0
+
+
+@needs_openmp
+def test_a_hold_runs_calls_on_one_thread_until_it_ends(teams):
+    """After a slow parallel call titer runs the next calls on the calling
+    thread for a while (NOTE: [busy machines]); the answers do not change."""
+    teams._configure_teams(cores=2, hold=True)
+    x = value_grid(np.float64, (2**19,), seed=4)
+    with titer.num_threads(2):
+        expected = titer.elementwise("sin", None, x).tobytes()
+        teams._hold_threads(300)
+        assert teams._team_stats()["serial hold left (ms)"] > 0
+        assert titer.elementwise("sin", None, x).tobytes() == expected
+        assert teams._team_stats()["last team"] == 1
+        teams._hold_threads(0)
+        assert titer.elementwise("sin", None, x).tobytes() == expected
+        assert teams._team_stats()["last team"] == 2
+
+
+@needs_openmp
+def test_many_callers_share_the_cores(teams):
+    """Python threads calling titer at once: together they never hold more
+    cores than there are, and every answer is NumPy's."""
+    teams._configure_teams(cores=2, hold=False)
+    rng = np.random.default_rng(11)
+    jobs = [rng.standard_normal(int(rng.integers(70_000, 400_000))) for _ in range(48)]
+
+    def run(x):
+        return titer.elementwise("multiply", None, x, x), titer.sum(x)
+
+    with titer.num_threads(2), ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(run, jobs))
+    stats = teams._team_stats()
+    # a call always has its own thread; workers only where cores were free
+    assert stats["peak cores in use"] <= 2 + 4 - 1 and stats["cores in use"] == 0
+    for x, (product, total) in zip(jobs, results):
+        assert_same(product, np.multiply(x, x))
+        assert abs(total - np.sum(x)) <= 1e-9 * np.sum(np.abs(x))
 
 
 @pytest.mark.parametrize("env, expected", [
@@ -53,7 +203,7 @@ def test_default_is_the_usable_cores():
 
 @pytest.mark.parametrize("layout", ["contiguous", "strided", "broadcast", "mixed dtype",
                                     "transposed"])
-def test_bit_identical_for_every_thread_count(layout, small_grain):
+def test_bit_identical_for_every_thread_count(layout, small_grain, teams):
     a = value_grid(np.float32, (300, 70), seed=1)
     b = value_grid(np.float32, (300, 70), seed=2)
     if layout == "strided":
@@ -68,6 +218,8 @@ def test_bit_identical_for_every_thread_count(layout, small_grain):
     for n in (1, 2, 3, 4):
         with titer.num_threads(n), np.errstate(all="ignore"):
             results.append(titer.elementwise("multiply", None, a, b))
+            if titer.has_openmp():
+                assert teams._team_stats()["last team"] == n
     with np.errstate(all="ignore"):
         expected = np.multiply(a, b)
     for r in results:

@@ -39,7 +39,7 @@ def test_every_width(dtype):
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3])
-def test_channels_last_with_nchw_and_threads(threads):
+def test_channels_last_with_nchw_and_threads(threads, teams):
     x = value_grid(np.float32, (4, 16, 30, 30), seed=3)
     cl = np.ascontiguousarray(x.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
     y = value_grid(np.float32, (4, 16, 30, 30), seed=4)

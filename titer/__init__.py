@@ -38,6 +38,7 @@ from ._core import (  # noqa: F401
 
 __version__ = "0.1.0"
 
+from . import _core  # noqa: E402
 from ._config import show_config  # noqa: E402
 
 __all__ = [
@@ -54,7 +55,7 @@ __all__ = [
 @_contextlib.contextmanager
 def num_threads(n):
     """``with titer.num_threads(n):`` runs the block with n threads."""
-    previous = get_num_threads()
+    previous = _core._thread_setting()     # None: back to following OpenMP
     set_num_threads(n)
     try:
         yield

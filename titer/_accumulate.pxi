@@ -105,7 +105,7 @@ def accumulate(name, x, axis=0, dtype=None, out=None):
         s.kd.ndim += 1
         s.nout *= plan.shape[k]
     with nogil:
-        bits = titer_scan_run(&s, _num_threads, _grain_size)
+        bits = titer_scan_run(&s, requested_threads(), _grain_size)
     bits = fpe_bits(bits)
     if entry.name in _QUIET_INVALID:
         bits &= ~8

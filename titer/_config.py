@@ -24,8 +24,8 @@ def config():
         "machine": platform.machine(),
         "openmp": _core.has_openmp(),
         "threads": _core.get_num_threads(),
-        "thread source": next((v for v in ("TITER_NUM_THREADS", "OMP_NUM_THREADS")
-                               if os.environ.get(v)), "usable cores"),
+        "thread source": _core._thread_source(),
+        "usable cores": _core._usable_cores(),
         "grain size": _core.get_grain_size(),
         "instruction set": active,
         "instruction sets (compiled, runnable)": levels,

@@ -239,35 +239,131 @@ cdef inline int alignment_of(int code) noexcept nogil:
 
 # -- threads -----------------------------------------------------------------------
 
-def _default_num_threads():
-    for var in ("TITER_NUM_THREADS", "OMP_NUM_THREADS"):
-        value = os.environ.get(var, "").split(",")[0].strip()
-        if value:
-            try:
-                n = int(value)
-            except ValueError:
-                continue
-            if n >= 1:
-                return n
+cdef extern from "titer_threads.h" nogil:
+    ctypedef struct titer_team:
+        int size
+        int flags
+        int64_t pieces
+    int titer_usable_cores
+    int titer_cores_in_use
+    int titer_last_team
+    int titer_peak_cores
+    int64_t titer_hold_ns
+    int64_t titer_serial_until_ns
+    int64_t titer_hold_max_ns
+    int64_t titer_now_ns()
+    int titer_team_open(titer_team *t, int requested, int64_t units)
+    int64_t titer_piece_begin()
+    void titer_piece_end(titer_team *t, int64_t began, int flags)
+    void titer_team_close(titer_team *t)
+    int titer_omp_max_threads()
+
+
+def _usable_cores():
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:
         return max(1, os.cpu_count() or 1)
 
 
-cdef int _num_threads = _default_num_threads() if TITER_HAVE_OPENMP else 1
+def _threads_from_environment():
+    """TITER_NUM_THREADS, when it is a count >= 1; else 0."""
+    value = os.environ.get("TITER_NUM_THREADS", "").split(",")[0].strip()
+    try:
+        n = int(value)
+    except ValueError:
+        return 0
+    return n if n >= 1 else 0
 
 
-def set_num_threads(int n):
-    """Threads for loops above the grain size (1 = serial)."""
-    global _num_threads
+# NOTE: [thread count] The threads a call asks for, in scikit-learn's order
+# of precedence (its _openmp_effective_n_threads): titer.set_num_threads(n),
+# else TITER_NUM_THREADS, else OpenMP's own count in the calling thread,
+# omp_get_max_threads(), read at call time, which follows OMP_NUM_THREADS
+# and threadpoolctl's threadpool_limits.  A call never runs more threads
+# than the usable cores that other running titer calls leave free
+# (titer_threads.h), so a huge count is safe.
+titer_usable_cores = _usable_cores()
+cdef int _env_threads = _threads_from_environment()
+cdef int _set_threads = 0               # 0: not set
+
+
+cdef inline int requested_threads() noexcept nogil:
+    if not TITER_HAVE_OPENMP:
+        return 1
+    if _set_threads > 0:
+        return _set_threads
+    if _env_threads > 0:
+        return _env_threads
+    return titer_omp_max_threads()
+
+
+def set_num_threads(n):
+    """Threads for loops above the grain size (1 = serial); None goes back
+    to the default (TITER_NUM_THREADS, else OpenMP's count: NOTE [thread
+    count]).  Counts above the usable cores run on the usable cores."""
+    global _set_threads
+    if n is None:
+        _set_threads = 0
+        return
+    if isinstance(n, bool) or not hasattr(type(n), "__index__"):
+        raise TypeError("number of threads must be an integer or None, got %r" % (n,))
+    n = n.__index__()
     if n < 1:
         raise ValueError("number of threads must be >= 1, got %d" % n)
-    _num_threads = n if TITER_HAVE_OPENMP else 1
+    _set_threads = min(n, 1 << 20)      # any count is safe; this keeps it a C int
 
 
 def get_num_threads():
-    return _num_threads
+    """The threads a call from this Python thread asks for (NOTE [thread count])."""
+    return requested_threads()
+
+
+def _thread_setting():
+    """What set_num_threads stored, None when it was not called (or reset)."""
+    return _set_threads or None
+
+
+def _team_stats():
+    """The thread teams' state (NOTE: [busy machines] in titer_threads.h):
+    usable cores, cores held by running calls now and at most so far, the
+    last team's size, and the time left of a hold on threads (ms)."""
+    return {"usable cores": titer_usable_cores, "cores in use": titer_cores_in_use,
+            "peak cores in use": titer_peak_cores, "last team": titer_last_team,
+            "serial hold left (ms)": max(0, titer_serial_until_ns - titer_now_ns()) / 1e6}
+
+
+def _configure_teams(cores=None, hold=True):
+    """Tests: let a call have up to `cores` threads (None: the cores of
+    this process) and turn the hold after a slow parallel call on or off;
+    clears the hold, the peak and the last team."""
+    global titer_usable_cores, titer_peak_cores, titer_serial_until_ns, titer_hold_ns
+    global titer_last_team, titer_hold_max_ns
+    titer_usable_cores = _usable_cores() if cores is None else max(1, int(cores))
+    titer_hold_max_ns = 1000000000 if hold else 0
+    titer_peak_cores = titer_last_team = 0
+    titer_serial_until_ns = titer_hold_ns = 0
+
+
+def _reserve_cores(int n):
+    """Tests: book n cores (negative: give them back) as a running call would."""
+    global titer_cores_in_use
+    titer_cores_in_use += n
+
+
+def _hold_threads(double ms):
+    """Tests: run parallel calls on one thread for the next `ms` milliseconds,
+    as after a slow parallel call."""
+    global titer_serial_until_ns
+    titer_serial_until_ns = titer_now_ns() + <int64_t>(ms * 1e6)
+
+
+def _thread_source():
+    if _set_threads:
+        return "titer.set_num_threads"
+    if _env_threads:
+        return "TITER_NUM_THREADS"
+    return "OpenMP's omp_get_max_threads() (OMP_NUM_THREADS, threadpoolctl, else the cores)"
 
 
 def set_grain_size(int64_t n):

@@ -218,63 +218,73 @@ cdef void serial_for_each(const Plan *p, int64_t begin, int64_t end) noexcept no
     free(buffers)
 
 
-cdef int64_t chunk_count(int64_t numel, int64_t grain, int nthreads) noexcept nogil:
-    """ATen's parallel_for split: one chunk below the grain or with one
-    thread, else at most one chunk per thread, none smaller than the grain."""
-    if numel < grain or nthreads <= 1:
+cdef inline int64_t work_units(int64_t numel, int64_t grain) noexcept nogil:
+    """How many threads' worth of work: ATen's parallel_for split, none
+    smaller than the grain (one below it)."""
+    if numel < grain:
         return 1
-    return min(<int64_t>nthreads, (numel + grain - 1) // grain)
+    return (numel + grain - 1) // grain
+
+
+ctypedef void (*range_runner)(const Plan *p, int64_t begin, int64_t end) noexcept nogil
+
+
+cdef void run_piece(range_runner run, const Plan *p, titer_team *team,
+                    int64_t begin, int64_t end) noexcept nogil:
+    """One dynamically claimed piece: timed for the team, FP flags kept."""
+    cdef int64_t began = titer_piece_begin()
+    feclearexcept(FPE_MASK)
+    run(p, begin, end)
+    titer_piece_end(team, began, fetestexcept(FPE_MASK))
+
+
+cdef int run_pieces(range_runner run, const Plan *p, int64_t units,
+                    titer_team *team) noexcept nogil:
+    """Units [0, units) on the team opened for them: on the calling thread
+    alone, or in the team's pieces claimed dynamically by its threads, the
+    calling thread among them (NOTE: [busy machines] in titer_threads.h).
+    Closes the team; returns the FP flags."""
+    cdef int64_t per, c
+    if team.size <= 1:
+        run(p, 0, units)
+    else:
+        per = (units + team.pieces - 1) // team.pieces
+        if run == serial_for_each:          # piece edges on 64-element multiples
+            per = (per + 63) // 64 * 64     # keep threads off each other's lines
+        team.pieces = (units + per - 1) // per
+        for c in prange(team.pieces, nogil=True, schedule='dynamic', num_threads=team.size):
+            run_piece(run, p, team, c * per, min(c * per + per, units))
+    titer_team_close(team)
+    return team.flags | fetestexcept(FPE_MASK)
 
 
 cdef int for_each(const Plan *p, int64_t grain, int nthreads) noexcept nogil:
     """Run the plan over every element; return the FP exception flags raised."""
-    cdef int64_t numel = p.numel
-    cdef int64_t nchunks, chunk, c, begin, end
-    cdef int flags = 0
-    cdef int *chunk_flags
+    cdef titer_team team
     cdef Plan serial
-    if numel == 0:
+    if p.numel == 0:
         return 0
     if p.tile > 0:
         return for_each_tiled(p, grain, nthreads)
-    nchunks = chunk_count(numel, grain, nthreads)
     feclearexcept(FPE_MASK)
-    if nchunks == 1 and p.stream_output:
+    if titer_team_open(&team, nthreads, work_units(p.numel, grain)) == 1 and p.stream_output:
         # one thread is latency-bound, not bandwidth-bound: plain stores win
         serial = p[0]
         serial.stream_output = False
-        serial_for_each(&serial, 0, numel)
-        return fetestexcept(FPE_MASK)
-    if nchunks == 1:
-        serial_for_each(p, 0, numel)
-        return fetestexcept(FPE_MASK)
-    # Chunk edges on 64-element multiples keep threads off each other's lines.
-    chunk = ((numel + nchunks - 1) // nchunks + 63) // 64 * 64
-    nchunks = (numel + chunk - 1) // chunk
-    chunk_flags = <int *>calloc(nchunks, sizeof(int))
-    for c in prange(nchunks, nogil=True, schedule='static', num_threads=nchunks):
-        feclearexcept(FPE_MASK)
-        begin = c * chunk
-        end = min(begin + chunk, numel)
-        serial_for_each(p, begin, end)
-        chunk_flags[c] = fetestexcept(FPE_MASK)
-    for c in range(nchunks):
-        flags = flags | chunk_flags[c]
-    free(chunk_flags)
-    return flags | fetestexcept(FPE_MASK)
+        return run_pieces(serial_for_each, &serial, serial.numel, &team)
+    return run_pieces(serial_for_each, p, p.numel, &team)
 
 
 cdef int run_plan(const Plan *p) except -1:
     """for_each with the caller's thread settings; the GIL is released when
     the work is worth it.  FP flags go to NumPy's errstate rules."""
     cdef int flags
-    cdef int nthreads = _num_threads
     cdef int64_t grain = _grain_size
     if p.numel >= 16384:                # releasing the GIL costs ~0.1-0.2 us
         with nogil:
-            flags = for_each(p, grain, nthreads)
+            flags = for_each(p, grain, requested_threads() if p.numel >= grain else 1)
     else:
-        flags = for_each(p, grain, nthreads)
+        flags = for_each(p, grain, requested_threads() if p.numel >= grain else 1)
     return flags
 
 

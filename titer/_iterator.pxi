@@ -240,7 +240,8 @@ cdef str _loop_variant(const Plan *p):
 
 cdef str _explain(const Plan *p, list arrays, tuple bshape, tuple perm, op_name):
     cdef int i
-    cdef int64_t nchunks = chunk_count(p.numel, _grain_size, _num_threads)
+    cdef int64_t units = work_units(p.numel, _grain_size)
+    cdef int nthreads = requested_threads()
     lines = ["titer.TensorIterator%s" % ("" if op_name is None else " for %s" % op_name),
              "  broadcast shape: %s" % (bshape,),
              "  fast setup:      %s" % (_FAST_SETUP_NAMES[p.fast_setup] or "none"),
@@ -262,12 +263,14 @@ cdef str _explain(const Plan *p, list arrays, tuple bshape, tuple perm, op_name)
             tuple([p.op[i].stride[k] for k in range(p.ndim)]),
             ("  [" + ", ".join(notes) + "]") if notes else ""))
     lines.append("  inner loop:      %s" % _loop_variant(p))
-    if nchunks <= 1:
-        lines.append("  threads:         serial (%d elements; grain %d, %d thread(s) set)"
-                     % (p.numel, _grain_size, _num_threads))
+    if units <= 1 or nthreads <= 1:
+        lines.append("  threads:         serial (%d elements; grain %d, %d thread(s) asked)"
+                     % (p.numel, _grain_size, nthreads))
     else:
-        lines.append("  threads:         %d OpenMP chunks of ~%d elements (grain %d)"
-                     % (nchunks, (p.numel + nchunks - 1) // nchunks, _grain_size))
+        lines.append("  threads:         up to %d (of %d usable cores), pieces of >= %d elements "
+                     "claimed dynamically (grain %d)"
+                     % (min(nthreads, units, titer_usable_cores), titer_usable_cores,
+                        min(_grain_size, p.numel), _grain_size))
     return "\n".join(lines)
 
 

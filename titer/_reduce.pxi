@@ -290,7 +290,7 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
         if r.has_init:
             r.kit.load_out(r.init, <const char *>cnp.PyArray_DATA(init_arr))
         with nogil:
-            bits = titer_reduce_run(&r, _num_threads, _grain_size)
+            bits = titer_reduce_run(&r, requested_threads(), _grain_size)
         if bits < 0:
             raise MemoryError()
         bits = fpe_bits(bits)

@@ -97,7 +97,7 @@ cdef object reduce_cached(OpEntry entry, cnp.ndarray x, axis, dtype, out, bint k
     r.in_ = <const char *>cnp.PyArray_DATA(x) + c.in_offset
     r.out = <char *>cnp.PyArray_DATA(res) + c.out_offset
     with nogil:
-        bits = titer_reduce_run(&r, _num_threads, _grain_size)
+        bits = titer_reduce_run(&r, requested_threads(), _grain_size)
     if bits < 0:
         raise MemoryError()
     bits = fpe_bits(bits)

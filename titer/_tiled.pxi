@@ -73,24 +73,7 @@ cdef void run_tile_rows(const Plan *p, int64_t first, int64_t last) noexcept nog
 cdef int for_each_tiled(const Plan *p, int64_t grain, int nthreads) noexcept nogil:
     cdef int64_t rows = (p.shape[1] + p.tile - 1) // p.tile
     cdef int64_t units = rows * (p.numel // (p.shape[0] * p.shape[1]))
-    cdef int64_t nchunks = chunk_count(p.numel, grain, nthreads)
-    cdef int64_t per, c, first, last
-    cdef int flags = 0
-    cdef int *chunk_flags
+    cdef titer_team team
     feclearexcept(FPE_MASK)
-    nchunks = min(nchunks, units)
-    if nchunks <= 1:
-        run_tile_rows(p, 0, units)
-        return fetestexcept(FPE_MASK)
-    per = (units + nchunks - 1) // nchunks
-    chunk_flags = <int *>calloc(nchunks, sizeof(int))
-    for c in prange(nchunks, nogil=True, schedule='static', num_threads=nchunks):
-        feclearexcept(FPE_MASK)
-        first = c * per
-        last = min(first + per, units)
-        run_tile_rows(p, first, last)
-        chunk_flags[c] = fetestexcept(FPE_MASK)
-    for c in range(nchunks):
-        flags = flags | chunk_flags[c]
-    free(chunk_flags)
-    return flags
+    titer_team_open(&team, nthreads, min(work_units(p.numel, grain), units))
+    return run_pieces(run_tile_rows, p, units, &team)

@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "titer_threads.h"
+
 #define TITER_RED_MAXDIMS 64
 #define TITER_PW_BLOCK 128       /* NumPy's PW_BLOCKSIZE */
 #define TITER_RED_PIECE 32768    /* reduced elements per leaf partial (inner) */
@@ -430,118 +432,124 @@ static void titer_fold_outputs(const titer_reduction *r, int64_t j0, int64_t j1)
 
 /* -- the driver -------------------------------------------------------------- */
 
-#ifdef _OPENMP
-#define TITER_OMP_FLAGS_BEGIN feclearexcept(TITER_FPE_MASK);
-#define TITER_OMP_FLAGS_END   { int f_ = fetestexcept(TITER_FPE_MASK); _Pragma("omp atomic") flags |= f_; }
-#else
-#define TITER_OMP_FLAGS_BEGIN
-#define TITER_OMP_FLAGS_END
-#endif
+/* Run `body` on units [first, last) of [0, units): all of them on the
+ * calling thread when the team is one thread, else in the team's pieces,
+ * claimed dynamically, each piece timed and its FP flags kept
+ * (NOTE: [busy machines] in titer_threads.h).  The body is the last
+ * argument (commas and all). */
+#define TITER_TEAM_FOR(team, units, first, last, ...)                               \
+    if ((team)->size <= 1) {                                                        \
+        int64_t first = 0, last = (units);                                          \
+        __VA_ARGS__;                                                                \
+    } else {                                                                        \
+        int64_t npieces_ = (team)->pieces = titer_min64((team)->pieces, (units));   \
+        int nthreads_ = (team)->size;                                               \
+        _Pragma("omp parallel for schedule(dynamic, 1) num_threads(nthreads_)")     \
+        for (int64_t piece_ = 0; piece_ < npieces_; piece_++) {                     \
+            int64_t first = piece_ * (units) / npieces_;                            \
+            int64_t last = (piece_ + 1) * (units) / npieces_;                       \
+            int64_t began_ = titer_piece_begin();                                   \
+            feclearexcept(TITER_FPE_MASK);                                          \
+            __VA_ARGS__;                                                            \
+            titer_piece_end((team), began_, fetestexcept(TITER_FPE_MASK));          \
+        }                                                                           \
+    }
 
 static inline int titer_reduce_is_outer(const titer_reduction *r) {
     return !r->ordered && r->kd.ndim >= 1 && r->kd.shape[0] >= 4
            && titer_abs64(r->kd.stride[0]) < titer_abs64(r->rd.stride[0]);
 }
 
-/* Runs the reduction (nred >= 1, nout >= 1); returns the FP flags raised. */
+/* Outer layout, few tiles and many chunks: every (tile, chunk) partial in
+ * parallel, then each tile's cascade.  Returns -1 when memory ran out. */
+static int titer_outer_chunks_run(const titer_reduction *r, const titer_tiles *t,
+                                  titer_team *team) {
+    size_t row = (size_t)t->w * (size_t)r->kit->acc_size;
+    int64_t units = t->ntiles * t->nchunks;
+    int failed = 0;
+    char *partials = (char *)malloc(row * (size_t)units);
+    if (!partials) return -1;
+    TITER_TEAM_FOR(team, units, u0, u1, {
+        char *scratch = (char *)malloc(row * (1 + TITER_RED_LEVELS));
+        if (!scratch) __atomic_store_n(&failed, 1, __ATOMIC_RELAXED);
+        for (int64_t u = u0; u < u1 && scratch; u++)
+            titer_outer_chunk(r, t, u / t->nchunks, u % t->nchunks,
+                              partials + (size_t)u * row, scratch);
+        free(scratch);
+    })
+    int levels = titer_levels_for(t->nchunks);
+    char *stack = failed ? NULL : (char *)malloc(row * ((size_t)levels + 1));
+    if (stack) {
+        for (int64_t tile = 0; tile < t->ntiles; tile++)
+            titer_outer_finish(r, t, tile, partials + (size_t)tile * t->nchunks * row,
+                               (int64_t)row, stack, stack + row * (size_t)levels);
+    }
+    free(stack);
+    free(partials);
+    return stack ? 0 : -1;
+}
+
+/* Inner layout, few outputs and many leaves: every (output, leaf) partial
+ * in parallel, then each output's combine. */
+static int titer_inner_leaves_run(const titer_reduction *r, const titer_leaves *g,
+                                  titer_team *team) {
+    size_t sz = (size_t)r->kit->acc_size;
+    int64_t units = r->nout * g->nleaves;
+    char *partials = (char *)malloc(sz * (size_t)units);
+    if (!partials) return -1;
+    TITER_TEAM_FOR(team, units, u0, u1, {
+        for (int64_t u = u0; u < u1; u++) {
+            int64_t in_off, out_off;
+            titer_red_kept(r, 0, u / g->nleaves, &in_off, &out_off);
+            titer_inner_leaf(r, g, r->in + in_off, u % g->nleaves, partials + (size_t)u * sz);
+        }
+    })
+    for (int64_t j = 0; j < r->nout; j++) {
+        char acc[TITER_ACC_MAX];
+        int64_t in_off, out_off;
+        titer_inner_combine(r, g, NULL, partials + (size_t)(j * g->nleaves) * sz, acc);
+        titer_red_kept(r, 0, j, &in_off, &out_off);
+        titer_red_finish(r, r->out + out_off, acc);
+    }
+    free(partials);
+    return 0;
+}
+
+/* Runs the reduction (nred >= 1, nout >= 1) on at most `nthreads` threads;
+ * returns the FP flags raised, -1 when memory ran out.  Which layout runs
+ * is chosen from `nthreads`; a smaller team (titer_team_open) only changes
+ * who computes which partial, never a value. */
 static int titer_reduce_run(const titer_reduction *r, int nthreads, int64_t grain) {
-    int flags = 0;
+    titer_team team;
+    int status = 0;
     feclearexcept(TITER_FPE_MASK);
     if ((double)r->nred * (double)r->nout < (double)grain) nthreads = 1;
     if (r->ordered) {
-        if (nthreads == 1 || r->nout < 2) {
-            titer_fold_outputs(r, 0, r->nout);
-        } else {
-            int64_t nt = titer_min64(nthreads, r->nout);
-            #pragma omp parallel for schedule(static) num_threads(nt)
-            for (int64_t c = 0; c < nt; c++) {
-                TITER_OMP_FLAGS_BEGIN
-                titer_fold_outputs(r, c * r->nout / nt, (c + 1) * r->nout / nt);
-                TITER_OMP_FLAGS_END
-            }
-        }
+        titer_team_open(&team, nthreads, r->nout);
+        TITER_TEAM_FOR(&team, r->nout, j0, j1, titer_fold_outputs(r, j0, j1))
     } else if (titer_reduce_is_outer(r)) {
         titer_tiles t = titer_outer_tiles(r, nthreads);
-        if (nthreads == 1) {
-            titer_outer_tiles_run(r, &t, 0, t.ntiles);
-        } else if (t.ntiles >= 4 * nthreads || t.nchunks < t.ntiles * nthreads) {
-            int64_t nt = titer_min64(nthreads, t.ntiles);
-            #pragma omp parallel for schedule(static) num_threads(nt)
-            for (int64_t c = 0; c < nt; c++) {
-                TITER_OMP_FLAGS_BEGIN
-                titer_outer_tiles_run(r, &t, c * t.ntiles / nt, (c + 1) * t.ntiles / nt);
-                TITER_OMP_FLAGS_END
-            }
+        if (nthreads == 1 || t.ntiles >= 4 * nthreads || t.nchunks < t.ntiles * nthreads) {
+            titer_team_open(&team, nthreads, t.ntiles);
+            TITER_TEAM_FOR(&team, t.ntiles, t0, t1, titer_outer_tiles_run(r, &t, t0, t1))
         } else {
-            /* few tiles, many chunks: chunks in parallel, cascade after */
-            size_t row = (size_t)t.w * (size_t)r->kit->acc_size;
-            int64_t units = t.ntiles * t.nchunks;
-            char *partials = (char *)malloc(row * (size_t)units);
-            if (!partials) return -1;
-            #pragma omp parallel num_threads(nthreads)
-            {
-                TITER_OMP_FLAGS_BEGIN
-                char *scratch = (char *)malloc(row * (1 + TITER_RED_LEVELS));
-                #pragma omp for schedule(static)
-                for (int64_t u = 0; u < units; u++)
-                    if (scratch) titer_outer_chunk(r, &t, u / t.nchunks, u % t.nchunks,
-                                                   partials + (size_t)u * row, scratch);
-                free(scratch);
-                TITER_OMP_FLAGS_END
-            }
-            int levels = titer_levels_for(t.nchunks);
-            char *stack = (char *)malloc(row * ((size_t)levels + 1));
-            if (stack) {
-                for (int64_t tile = 0; tile < t.ntiles; tile++)
-                    titer_outer_finish(r, &t, tile, partials + (size_t)tile * t.nchunks * row,
-                                       (int64_t)row, stack, stack + row * (size_t)levels);
-            }
-            free(stack);
-            free(partials);
+            titer_team_open(&team, nthreads, t.ntiles * t.nchunks);
+            status = titer_outer_chunks_run(r, &t, &team);
         }
     } else {
         titer_leaves g;
         if (titer_inner_leaves(r, &g) < 0) return -1;
-        if (nthreads == 1) {
-            titer_inner_outputs(r, &g, 0, r->nout);
-        } else if (r->nout >= 4 * nthreads || g.nleaves == 1) {
-            int64_t nt = titer_min64(nthreads, r->nout);
-            #pragma omp parallel for schedule(static) num_threads(nt)
-            for (int64_t c = 0; c < nt; c++) {
-                TITER_OMP_FLAGS_BEGIN
-                titer_inner_outputs(r, &g, c * r->nout / nt, (c + 1) * r->nout / nt);
-                TITER_OMP_FLAGS_END
-            }
+        if (nthreads == 1 || r->nout >= 4 * nthreads || g.nleaves == 1) {
+            titer_team_open(&team, nthreads, r->nout);
+            TITER_TEAM_FOR(&team, r->nout, j0, j1, titer_inner_outputs(r, &g, j0, j1))
         } else {
-            /* few outputs, many leaves: leaves in parallel, combined after */
-            size_t sz = (size_t)r->kit->acc_size;
-            int64_t units = r->nout * g.nleaves;
-            char *partials = (char *)malloc(sz * (size_t)units);
-            if (!partials) { titer_free_leaves(&g); return -1; }
-            #pragma omp parallel num_threads(nthreads)
-            {
-                TITER_OMP_FLAGS_BEGIN
-                #pragma omp for schedule(static)
-                for (int64_t u = 0; u < units; u++) {
-                    int64_t in_off, out_off;
-                    titer_red_kept(r, 0, u / g.nleaves, &in_off, &out_off);
-                    titer_inner_leaf(r, &g, r->in + in_off, u % g.nleaves,
-                                     partials + (size_t)u * sz);
-                }
-                TITER_OMP_FLAGS_END
-            }
-            for (int64_t j = 0; j < r->nout; j++) {
-                char acc[TITER_ACC_MAX];
-                int64_t in_off, out_off;
-                titer_inner_combine(r, &g, NULL, partials + (size_t)(j * g.nleaves) * sz, acc);
-                titer_red_kept(r, 0, j, &in_off, &out_off);
-                titer_red_finish(r, r->out + out_off, acc);
-            }
-            free(partials);
+            titer_team_open(&team, nthreads, r->nout * g.nleaves);
+            status = titer_inner_leaves_run(r, &g, &team);
         }
         titer_free_leaves(&g);
     }
-    return flags | fetestexcept(TITER_FPE_MASK);
+    titer_team_close(&team);
+    return status < 0 ? -1 : team.flags | fetestexcept(TITER_FPE_MASK);
 }
 
 /* -- scans (np.<op>.accumulate) ---------------------------------------------- */
@@ -629,7 +637,7 @@ static void titer_scan_units(const titer_scan_plan *s, int rowwise, int64_t u0, 
 }
 
 static int titer_scan_run(const titer_scan_plan *s, int nthreads, int64_t grain) {
-    int flags = 0;
+    titer_team team;
     int rowwise = titer_scan_rowwise(s);
     int64_t units;
     feclearexcept(TITER_FPE_MASK);
@@ -640,18 +648,10 @@ static int titer_scan_run(const titer_scan_plan *s, int nthreads, int64_t grain)
         units = s->nout;
     }
     if ((double)s->n * (double)s->nout < (double)grain || units < 2) nthreads = 1;
-    if (nthreads == 1) {
-        titer_scan_units(s, rowwise, 0, units);
-    } else {
-        int64_t nt = titer_min64(nthreads, units);
-        #pragma omp parallel for schedule(static) num_threads(nt)
-        for (int64_t c = 0; c < nt; c++) {
-            TITER_OMP_FLAGS_BEGIN
-            titer_scan_units(s, rowwise, c * units / nt, (c + 1) * units / nt);
-            TITER_OMP_FLAGS_END
-        }
-    }
-    return flags | fetestexcept(TITER_FPE_MASK);
+    titer_team_open(&team, nthreads, units);
+    TITER_TEAM_FOR(&team, units, u0, u1, titer_scan_units(s, rowwise, u0, u1))
+    titer_team_close(&team);
+    return team.flags | fetestexcept(TITER_FPE_MASK);
 }
 
 #endif

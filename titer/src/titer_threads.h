@@ -1,0 +1,181 @@
+/* Thread teams for titer's parallel loops: how many threads a call gets,
+ * and the bookkeeping that lets the next call learn from this one.
+ *
+ * NOTE: [busy machines]
+ * An OpenMP parallel region ends in a barrier that waits for every member
+ * of its team, so a worker that the scheduler has parked (another process
+ * holds its core) delays the whole call by a scheduler slice, milliseconds
+ * for a call that takes tenths of one.  titer keeps OpenMP (Cython's
+ * prange) and bounds that cost three ways:
+ *   1. the work is cut into more pieces than threads, claimed dynamically
+ *      (schedule(dynamic)): the calling thread, always running, takes
+ *      piece after piece, so a late worker delays the call by at most the
+ *      piece it holds, never by a fixed share of the work.  Piece
+ *      boundaries never change what an element is (reductions combine
+ *      fixed partials in a fixed order), so results stay bit-identical;
+ *   2. each parallel call measures itself: the calling thread times its
+ *      own pieces, which estimates what the call would have cost on one
+ *      thread.  When the team did not beat that estimate by 10 % (a worker
+ *      arrived late, or never), the following calls run on the calling
+ *      thread alone for a while (titer_team_judge: 16x the slow call,
+ *      doubling while probes keep failing, up to 1 s), and the hold ends
+ *      when a probe succeeds.  On a quiet machine every probe succeeds and
+ *      nothing changes.  (A worker that shares the caller's core, where
+ *      the scheduler puts it when the other cores are taken, fails the
+ *      probe the same way: both threads' pieces slow down together);
+ *   3. a budget of cores shared by every titer call in the process: a call
+ *      takes at most the usable cores that other running titer calls have
+ *      left (at least its own thread; a call that runs on one thread also
+ *      holds one core in the books), so several Python threads calling
+ *      titer at once do not oversubscribe the machine, and no thread count
+ *      asked for can start more threads than there are cores.
+ * All of it is a few relaxed atomics per parallel call; calls below the
+ * grain never reach it. */
+#ifndef TITER_THREADS_H
+#define TITER_THREADS_H
+
+#include <stdint.h>
+#include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define TITER_PIECES_PER_THREAD 8
+#define TITER_HOLD_MIN_NS 1000000LL        /* 1 ms */
+
+typedef struct {
+    int size;               /* threads in the team (1: the calling thread alone) */
+    int reserved;           /* cores taken from the budget (0 or size) */
+    int flags;              /* floating-point flags of every piece, OR-ed */
+    int64_t start_ns;
+    int64_t caller_ns;      /* time the calling thread spent inside pieces */
+    int64_t caller_pieces;
+    int64_t pieces;
+} titer_team;
+
+/* Process-wide state (one copy per titer build: vendored copies are
+ * independent).  titer_usable_cores is set at import. */
+static int titer_usable_cores = 1;
+static int titer_cores_in_use = 0;
+static int64_t titer_serial_until_ns = 0;
+static int64_t titer_hold_ns = 0;
+static int64_t titer_hold_max_ns = 1000000000LL;  /* 1 s; 0: never hold (tests) */
+/* What tests and show_config look at: the last team's size, the most
+ * cores titer calls held at once. */
+static int titer_last_team = 0;
+static int titer_peak_cores = 0;
+
+static inline int64_t titer_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static inline int titer_thread_num(void) {
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+/* OpenMP's thread count for a region started from this thread. */
+static inline int titer_omp_max_threads(void) {
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+/* Pieces to cut `units` of work into for a team of `size`. */
+static inline int64_t titer_team_pieces(int size, int64_t units) {
+    int64_t want = (int64_t)size * TITER_PIECES_PER_THREAD;
+    return size <= 1 ? 1 : (units < want ? units : want);
+}
+
+/* Open a team of at most `requested` threads for `units` independent units
+ * of work (a unit is the smallest piece worth a thread: below 2 units the
+ * call is serial and keeps no books).  Returns the team size;
+ * titer_team_close must follow. */
+static inline int titer_team_open(titer_team *t, int requested, int64_t units) {
+    int want = requested < units ? requested : (int)units, granted, in_use, peak;
+    t->size = 1;
+    t->reserved = 0;
+    t->flags = 0;
+    t->caller_ns = 0;
+    t->caller_pieces = 0;
+    t->pieces = 1;
+    __atomic_store_n(&titer_last_team, 1, __ATOMIC_RELAXED);
+    if (units < 2)
+        return 1;
+    if (want > 1) {
+        t->start_ns = titer_now_ns();
+        if (t->start_ns < __atomic_load_n(&titer_serial_until_ns, __ATOMIC_RELAXED))
+            want = 1;                       /* holding off after a slow parallel call */
+    }
+    if (want < 1)
+        want = 1;
+    in_use = __atomic_load_n(&titer_cores_in_use, __ATOMIC_RELAXED);
+    do {                                    /* what other titer calls left, at least 1 */
+        granted = titer_usable_cores - in_use;
+        granted = granted > want ? want : granted < 1 ? 1 : granted;
+    } while (!__atomic_compare_exchange_n(&titer_cores_in_use, &in_use, in_use + granted, 1,
+                                          __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    in_use += granted;
+    peak = __atomic_load_n(&titer_peak_cores, __ATOMIC_RELAXED);
+    while (in_use > peak && !__atomic_compare_exchange_n(&titer_peak_cores, &peak, in_use, 1,
+                                                         __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+    __atomic_store_n(&titer_last_team, granted, __ATOMIC_RELAXED);
+    t->size = t->reserved = granted;
+    t->pieces = titer_team_pieces(granted, units);
+    return granted;
+}
+
+/* A piece's bracket, run by every thread of the team. */
+static inline int64_t titer_piece_begin(void) {
+    return titer_thread_num() == 0 ? titer_now_ns() : 0;
+}
+
+static inline void titer_piece_end(titer_team *t, int64_t began, int flags) {
+    if (flags)
+        __atomic_fetch_or(&t->flags, flags, __ATOMIC_RELAXED);
+    if (titer_thread_num() == 0) {          /* only the calling thread writes these */
+        t->caller_ns += titer_now_ns() - began;
+        t->caller_pieces += 1;
+    }
+}
+
+/* Learn from a parallel call that took `elapsed_ns` (NOTE: [busy
+ * machines], 2): when the team did not beat the calling thread's own pace
+ * by 10 %, hold the following calls to one thread for 16x what this one
+ * took (a failed probe then costs at most ~6 % of the time), at least
+ * double the previous hold, between 1 ms and 1 s. */
+static inline void titer_team_judge(const titer_team *t, int64_t elapsed_ns) {
+    int64_t serial_estimate, hold;
+    if (t->caller_pieces == 0)
+        return;                             /* the workers took everything: they were there */
+    serial_estimate = t->caller_ns / t->caller_pieces * t->pieces;
+    if (10 * elapsed_ns < 9 * serial_estimate) {
+        __atomic_store_n(&titer_hold_ns, 0, __ATOMIC_RELAXED);
+        return;
+    }
+    hold = __atomic_load_n(&titer_hold_ns, __ATOMIC_RELAXED) * 2;
+    hold = hold > 16 * elapsed_ns ? hold : 16 * elapsed_ns;
+    hold = hold < TITER_HOLD_MIN_NS ? TITER_HOLD_MIN_NS : hold;
+    hold = hold > titer_hold_max_ns ? titer_hold_max_ns : hold;
+    __atomic_store_n(&titer_hold_ns, hold, __ATOMIC_RELAXED);
+    __atomic_store_n(&titer_serial_until_ns, titer_now_ns() + hold, __ATOMIC_RELAXED);
+}
+
+/* Give the cores back and judge the call. */
+static inline void titer_team_close(titer_team *t) {
+    if (t->reserved == 0)
+        return;
+    __atomic_fetch_sub(&titer_cores_in_use, t->reserved, __ATOMIC_RELAXED);
+    if (t->size > 1)
+        titer_team_judge(t, titer_now_ns() - t->start_ns);
+}
+
+#endif
