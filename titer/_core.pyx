@@ -249,12 +249,13 @@ cdef extern from "titer_threads.h" nogil:
     int titer_last_team
     int titer_peak_cores
     int64_t titer_hold_ns
+    int64_t titer_credit_ns
     int64_t titer_serial_until_ns
     int64_t titer_hold_max_ns
     int64_t titer_now_ns()
     int titer_team_open(titer_team *t, int requested, int64_t units)
     int64_t titer_piece_begin()
-    void titer_piece_end(titer_team *t, int64_t began, int flags)
+    void titer_piece_end(titer_team *t, int64_t piece, int64_t began, int flags)
     void titer_team_close(titer_team *t)
     int titer_omp_max_threads()
 
@@ -338,11 +339,11 @@ def _configure_teams(cores=None, hold=True):
     this process) and turn the hold after a slow parallel call on or off;
     clears the hold, the peak and the last team."""
     global titer_usable_cores, titer_peak_cores, titer_serial_until_ns, titer_hold_ns
-    global titer_last_team, titer_hold_max_ns
+    global titer_last_team, titer_hold_max_ns, titer_credit_ns
     titer_usable_cores = _usable_cores() if cores is None else max(1, int(cores))
     titer_hold_max_ns = 1000000000 if hold else 0
     titer_peak_cores = titer_last_team = 0
-    titer_serial_until_ns = titer_hold_ns = 0
+    titer_serial_until_ns = titer_hold_ns = titer_credit_ns = 0
 
 
 def _reserve_cores(int n):

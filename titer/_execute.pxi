@@ -229,13 +229,14 @@ cdef inline int64_t work_units(int64_t numel, int64_t grain) noexcept nogil:
 ctypedef void (*range_runner)(const Plan *p, int64_t begin, int64_t end) noexcept nogil
 
 
-cdef void run_piece(range_runner run, const Plan *p, titer_team *team,
-                    int64_t begin, int64_t end) noexcept nogil:
-    """One dynamically claimed piece: timed for the team, FP flags kept."""
+cdef void run_piece(range_runner run, const Plan *p, titer_team *team, int64_t piece,
+                    int64_t per, int64_t units) noexcept nogil:
+    """Piece `piece` of `per` units, dynamically claimed: timed for the
+    team, FP flags kept."""
     cdef int64_t began = titer_piece_begin()
     feclearexcept(FPE_MASK)
-    run(p, begin, end)
-    titer_piece_end(team, began, fetestexcept(FPE_MASK))
+    run(p, piece * per, min(piece * per + per, units))
+    titer_piece_end(team, piece, began, fetestexcept(FPE_MASK))
 
 
 cdef int run_pieces(range_runner run, const Plan *p, int64_t units,
@@ -253,7 +254,7 @@ cdef int run_pieces(range_runner run, const Plan *p, int64_t units,
             per = (per + 63) // 64 * 64     # keep threads off each other's lines
         team.pieces = (units + per - 1) // per
         for c in prange(team.pieces, nogil=True, schedule='dynamic', num_threads=team.size):
-            run_piece(run, p, team, c * per, min(c * per + per, units))
+            run_piece(run, p, team, c, per, units)
     titer_team_close(team)
     return team.flags | fetestexcept(FPE_MASK)
 

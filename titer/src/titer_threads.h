@@ -13,16 +13,15 @@
  *      piece it holds, never by a fixed share of the work.  Piece
  *      boundaries never change what an element is (reductions combine
  *      fixed partials in a fixed order), so results stay bit-identical;
- *   2. each parallel call measures itself: the calling thread times its
- *      own pieces, which estimates what the call would have cost on one
- *      thread.  When the team did not beat that estimate by 10 % (a worker
- *      arrived late, or never), the following calls run on the calling
- *      thread alone for a while (titer_team_judge: 16x the slow call,
- *      doubling while probes keep failing, up to 1 s), and the hold ends
- *      when a probe succeeds.  On a quiet machine every probe succeeds and
- *      nothing changes.  (A worker that shares the caller's core, where
- *      the scheduler puts it when the other cores are taken, fails the
- *      probe the same way: both threads' pieces slow down together);
+ *   2. each parallel call measures itself: every thread times its pieces,
+ *      and the quickest piece estimates what the call would have cost on
+ *      one thread.  Parallel calls that beat the estimate earn credit,
+ *      calls that lose to it (a worker arrived late, or never, or shares
+ *      the caller's core, where the scheduler puts it when the other cores
+ *      are taken) spend it; when the credit runs out, the following calls
+ *      run on the calling thread alone for a while (titer_team_judge),
+ *      then a call probes the team again.  On a quiet machine the credit
+ *      never runs out and nothing changes;
  *   3. a budget of cores shared by every titer call in the process: a call
  *      takes at most the usable cores that other running titer calls have
  *      left (at least its own thread; a call that runs on one thread also
@@ -42,14 +41,14 @@
 
 #define TITER_PIECES_PER_THREAD 8
 #define TITER_HOLD_MIN_NS 1000000LL        /* 1 ms */
+#define TITER_CREDIT_MAX_NS 20000000LL     /* 20 ms */
 
 typedef struct {
     int size;               /* threads in the team (1: the calling thread alone) */
-    int reserved;           /* cores taken from the budget (0 or size) */
+    int reserved;           /* cores taken from the budget */
     int flags;              /* floating-point flags of every piece, OR-ed */
     int64_t start_ns;
-    int64_t caller_ns;      /* time the calling thread spent inside pieces */
-    int64_t caller_pieces;
+    int64_t fastest_ns;     /* the quickest piece any thread ran (the last, shorter, aside) */
     int64_t pieces;
 } titer_team;
 
@@ -59,6 +58,7 @@ static int titer_usable_cores = 1;
 static int titer_cores_in_use = 0;
 static int64_t titer_serial_until_ns = 0;
 static int64_t titer_hold_ns = 0;
+static int64_t titer_credit_ns = 0;               /* time recent parallel calls saved */
 static int64_t titer_hold_max_ns = 1000000000LL;  /* 1 s; 0: never hold (tests) */
 /* What tests and show_config look at: the last team's size, the most
  * cores titer calls held at once. */
@@ -103,8 +103,7 @@ static inline int titer_team_open(titer_team *t, int requested, int64_t units) {
     t->size = 1;
     t->reserved = 0;
     t->flags = 0;
-    t->caller_ns = 0;
-    t->caller_pieces = 0;
+    t->fastest_ns = INT64_MAX;
     t->pieces = 1;
     __atomic_store_n(&titer_last_team, 1, __ATOMIC_RELAXED);
     if (units < 2)
@@ -135,32 +134,44 @@ static inline int titer_team_open(titer_team *t, int requested, int64_t units) {
 
 /* A piece's bracket, run by every thread of the team. */
 static inline int64_t titer_piece_begin(void) {
-    return titer_thread_num() == 0 ? titer_now_ns() : 0;
+    return titer_now_ns();
 }
 
-static inline void titer_piece_end(titer_team *t, int64_t began, int flags) {
+static inline void titer_piece_end(titer_team *t, int64_t piece, int64_t began, int flags) {
+    int64_t took, fastest;
     if (flags)
         __atomic_fetch_or(&t->flags, flags, __ATOMIC_RELAXED);
-    if (titer_thread_num() == 0) {          /* only the calling thread writes these */
-        t->caller_ns += titer_now_ns() - began;
-        t->caller_pieces += 1;
-    }
+    if (piece + 1 >= t->pieces)
+        return;                             /* the last piece is shorter */
+    took = titer_now_ns() - began;
+    fastest = __atomic_load_n(&t->fastest_ns, __ATOMIC_RELAXED);
+    while (took < fastest && !__atomic_compare_exchange_n(&t->fastest_ns, &fastest, took, 1,
+                                                          __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
 }
 
 /* Learn from a parallel call that took `elapsed_ns` (NOTE: [busy
- * machines], 2): when the team did not beat the calling thread's own pace
- * by 10 %, hold the following calls to one thread for 16x what this one
- * took (a failed probe then costs at most ~6 % of the time), at least
- * double the previous hold, between 1 ms and 1 s. */
+ * machines], 2).  The quickest piece times the pieces estimates the call on
+ * one thread (a thread on a free core; a piece the scheduler did not cut).
+ * What parallel calls save over that estimate goes into a credit (at most
+ * 20 ms); what they lose comes out of it.  When the credit runs out, the
+ * following calls run on one thread for 16x this call's time, at least
+ * double the previous hold, between 1 ms and 1 s; a call that saves time
+ * ends the doubling. */
 static inline void titer_team_judge(const titer_team *t, int64_t elapsed_ns) {
-    int64_t serial_estimate, hold;
-    if (t->caller_pieces == 0)
-        return;                             /* the workers took everything: they were there */
-    serial_estimate = t->caller_ns / t->caller_pieces * t->pieces;
-    if (10 * elapsed_ns < 9 * serial_estimate) {
-        __atomic_store_n(&titer_hold_ns, 0, __ATOMIC_RELAXED);
+    int64_t estimate, credit, hold;
+    if (t->fastest_ns == INT64_MAX)
+        return;
+    estimate = t->fastest_ns * t->pieces;
+    credit = __atomic_load_n(&titer_credit_ns, __ATOMIC_RELAXED) + (estimate - elapsed_ns);
+    if (credit >= 0) {
+        __atomic_store_n(&titer_credit_ns, credit < TITER_CREDIT_MAX_NS ? credit
+                         : TITER_CREDIT_MAX_NS, __ATOMIC_RELAXED);
+        if (estimate > elapsed_ns)
+            __atomic_store_n(&titer_hold_ns, 0, __ATOMIC_RELAXED);
         return;
     }
+    __atomic_store_n(&titer_credit_ns, 0, __ATOMIC_RELAXED);
     hold = __atomic_load_n(&titer_hold_ns, __ATOMIC_RELAXED) * 2;
     hold = hold > 16 * elapsed_ns ? hold : 16 * elapsed_ns;
     hold = hold < TITER_HOLD_MIN_NS ? TITER_HOLD_MIN_NS : hold;
