@@ -264,6 +264,7 @@ A = np.arange(3.0)
     (lambda d: titer.sum(d), lambda d: np.sum(d)),
     (lambda d: titer.sum(d, axis=1, keepdims=True), lambda d: np.sum(d, axis=1, keepdims=True)),
     (lambda d: titer.sum(A, out=d), lambda d: np.sum(A, out=d)),
+    (lambda d: titer.max(A, out=(d,)), lambda d: np.max(A, out=(d,))),
     (lambda d: titer.prod(d, dtype=np.int8), lambda d: np.prod(d, dtype=np.int8)),
     (lambda d: titer.max(d, initial=3), lambda d: np.max(d, initial=3)),
     (lambda d: titer.min(d, axis=0), lambda d: np.min(d, axis=0)),

@@ -287,14 +287,15 @@ def reduction_method(compute, method, x, axis, dtype, out, kwargs):
         if method == "mean" or (dtype is not None and method in ("sum", "prod")):
             given["dtype"] = dtype
         return own(axis=axis, out=out, **given)
-    found = _overriders((x, out))
+    outs = _out_tuple(out, 1)
+    found = _overriders((x,) + (outs or ()))
     if found:
         if method == "mean":      # NumPy's _methods._mean works through the ufuncs
             return np.mean(x, axis=axis, dtype=dtype, out=out, **given)
         ufunc = getattr(np, _NP_FALLBACK[method])
         fixed = {"axis": axis, "dtype": bool if method in ("any", "all") else dtype}
-        if out is not None:
-            fixed["out"] = out if isinstance(out, tuple) else (out,)
+        if outs is not None:
+            fixed["out"] = outs
         return _call_overrides(found, ufunc, "reduce", (x,), dict(given, **fixed))
     args = {"axis": axis, "out": _base(out)}
     if method in ("sum", "prod", "mean"):
