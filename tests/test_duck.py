@@ -264,7 +264,6 @@ A = np.arange(3.0)
     (lambda d: titer.sum(d), lambda d: np.sum(d)),
     (lambda d: titer.sum(d, axis=1, keepdims=True), lambda d: np.sum(d, axis=1, keepdims=True)),
     (lambda d: titer.sum(A, out=d), lambda d: np.sum(A, out=d)),
-    (lambda d: titer.max(A, out=(d,)), lambda d: np.max(A, out=(d,))),
     (lambda d: titer.prod(d, dtype=np.int8), lambda d: np.prod(d, dtype=np.int8)),
     (lambda d: titer.max(d, initial=3), lambda d: np.max(d, initial=3)),
     (lambda d: titer.min(d, axis=0), lambda d: np.min(d, axis=0)),
@@ -374,3 +373,13 @@ def test_array_likes_and_numpy_scalars_still_computed():
           np.add(np.asarray([1.0, 2.0]), np.float32(1)))
     assert titer.sum([1, 2, 3]) == 6
     assert titer.sum(np.float64(2.5)) == 2.5
+
+
+def test_old_style_array_wrap_gets_numpys_deprecation():
+    class Old(np.ndarray):
+        def __array_wrap__(self, array):
+            return array.view(Old)
+    for call in (lambda x: np.add(x, 1.0), lambda x: titer.elementwise("add", None, x, 1.0)):
+        with pytest.warns(DeprecationWarning, match="must accept context"):
+            result = call(np.arange(3.0).view(Old))
+        assert type(result) is Old

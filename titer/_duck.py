@@ -16,6 +16,8 @@ change NumPy's answer comes here, once per call:
 Nothing here computes values of plain ndarrays with NumPy: what is handed
 over is the duck's business, the rest goes back to titer's loops.
 """
+import warnings
+
 import numpy as np
 
 _NDARRAY_UFUNC = np.ndarray.__array_ufunc__
@@ -163,10 +165,9 @@ def _apply_wrap(result, given_out, wrap, wrap_type, context, return_scalar, forc
             wrapped = wrap(*args)
         except TypeError:
             continue
-        import warnings
         warnings.warn("__array_wrap__ must accept context and return_scalar arguments "
                       "(positionally) in the future. (Deprecated NumPy 2.0)",
-                      np.exceptions.VisibleDeprecationWarning, stacklevel=4)
+                      DeprecationWarning, stacklevel=4)
         return wrapped
     return wrap(array)           # raise the TypeError of the oldest signature
 
