@@ -24,8 +24,12 @@ cdef extern from "titer_reduce_generated.h" nogil:
 
 def accumulate(name, x, axis=0, dtype=None, out=None):
     """``numpy.<name>.accumulate(x, axis, dtype, out)`` computed by titer."""
-    if _is_device(x):
-        return _cuda_entry("reduce", "accumulate")(name, x, axis, dtype, out)
+    if not cnp.PyArray_CheckExact(x) or out is not None:
+        if _is_device(x):
+            return _cuda_entry("reduce", "accumulate")(name, x, axis, dtype, out)
+        if _is_duck(x) or _duck_out(out):
+            return _duck.accumulate(accumulate, name, _reduce_entry(name).ufunc, x, axis, dtype,
+                                    out)
     cdef OpEntry entry = _reduce_entry(name)
     xa = x if cnp.PyArray_Check(x) else np.asarray(x)
     cdef titer_scan_plan s

@@ -13,6 +13,8 @@ cdef extern from *:
     """
     int titer_loop_error
 
+from . import _duck         # duck arrays (NEP 13, subclasses, Dask): see _duck.py
+
 _LOOP_ERRORS = {1: (ValueError, "Integers to negative integer powers are not allowed.")}
 
 cdef enum:
@@ -248,6 +250,35 @@ cdef inline bint _is_device(x):
     return hasattr(type(x), "__cuda_array_interface__") or hasattr(x, "__cuda_array_interface__")
 
 
+cdef inline bint _is_duck(x):
+    """x is neither a plain ndarray nor a scalar nor a GPU array, and NumPy
+    would not just convert it: an ndarray subclass (output wrapping) or an
+    object with ``__array_ufunc__`` (NEP 13, Dask, xarray).  _duck.py takes
+    those calls; the exact-type test first keeps plain calls at one check."""
+    if cnp.PyArray_CheckExact(x):
+        return False
+    if cnp.PyArray_Check(x):
+        return True
+    return hasattr(type(x), "__array_ufunc__") and not _is_device(x)
+
+
+cdef bint _duck_out(out):
+    """out= is a duck array (_is_duck), or a tuple holding one."""
+    if isinstance(out, tuple):
+        for o in out:
+            if _is_duck(o):
+                return True
+        return False
+    return out is not None and _is_duck(out)
+
+
+def _duck_elementwise(OpEntry op, out, tuple inputs, dtype, casting, where, order):
+    """Hand a call with a duck operand to _duck.py, with this op's ufunc."""
+    return _duck.elementwise(elementwise, op.name, op.ufunc, op.nout, out, inputs,
+                             {"dtype": dtype, "casting": casting, "where": where,
+                              "order": order})
+
+
 cdef bint _device_out(out):
     """out= is a GPU array, or a tuple holding one."""
     if isinstance(out, tuple):
@@ -280,12 +311,14 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
     if where is not True or (order is not _ORDER_K and order != _ORDER_K):
         return _elementwise_general(op, out, inputs, dtype, casting, where, order)
     nops = op.nout + op.nin
-    if op.nout == 1 and (out is None or cnp.PyArray_Check(out)):
+    if op.nout == 1 and (out is None or cnp.PyArray_CheckExact(out)):
         arrays = [out]
     else:
         if _device_out(out):
             return _cuda_entry("dispatch", "elementwise")(name, out, *inputs, dtype=dtype,
                                                           casting=casting)
+        if _duck_out(out):
+            return _duck_elementwise(op, out, inputs, dtype, casting, where, order)
         arrays = normalize_out(out, op.nout)
     arrays.extend(inputs)
     # The resolution cache key: dtype codes of every operand (or the kind of
@@ -309,10 +342,12 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
         elif t is bool:
             code = 0
         else:
-            if not cnp.PyArray_Check(x):
+            if not cnp.PyArray_CheckExact(x):
                 if _is_device(x):
                     return _cuda_entry("dispatch", "elementwise")(
                         name, out, *inputs, dtype=dtype, casting=casting)
+                if _is_duck(x):
+                    return _duck_elementwise(op, out, inputs, dtype, casting, where, order)
                 x = np.asarray(x)
                 arrays[i] = x
             code = dtype_code((<cnp.ndarray>x).descr)
@@ -442,14 +477,18 @@ def _elementwise_general(OpEntry op, out, tuple inputs, dtype, casting, where, o
     if _device_out(out):
         return _cuda_elementwise(op.name, out, *inputs, dtype=dtype, casting=casting,
                                  where=where, order=order)
+    if _duck_out(out) or _is_duck(where):
+        return _duck_elementwise(op, out, inputs, dtype, casting, where, order)
     outs = normalize_out(out, op.nout)
     args = []
     for x in inputs:
-        if type(x) in (int, float, complex, bool) or cnp.PyArray_Check(x):
+        if type(x) in (int, float, complex, bool) or cnp.PyArray_CheckExact(x):
             args.append(x)
         elif _is_device(x):
             return _cuda_elementwise(op.name, out, *inputs, dtype=dtype, casting=casting,
                                      where=where, order=order)
+        elif _is_duck(x):
+            return _duck_elementwise(op, out, inputs, dtype, casting, where, order)
         else:
             args.append(np.asarray(x))
     mask = None if where is True else np.asarray(where, dtype=np.bool_)

@@ -180,9 +180,13 @@ def reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, initial=np.
     """``numpy.<name>.reduce(x, axis, dtype, out, keepdims, initial, where)``
     computed by titer (note: ``axis`` defaults to None, all axes).  A CuPy
     array reduces on its GPU (a 0-d device array for a scalar result)."""
-    if _is_device(x):
-        return _cuda_entry("reduce", "reduce")(name, x, axis, dtype, out, keepdims, initial,
-                                               where)
+    if not cnp.PyArray_CheckExact(x) or out is not None or where is not True:
+        if _is_device(x):
+            return _cuda_entry("reduce", "reduce")(name, x, axis, dtype, out, keepdims,
+                                                   initial, where)
+        if _is_duck(x) or _duck_out(out) or _is_duck(where):
+            return _duck.reduce(reduce, name, _reduce_entry(name).ufunc, x, axis, dtype, out,
+                                keepdims, initial, where)
     result = _reduce_impl(name, x, axis, dtype, out, keepdims, initial, where)
     if out is None and result.ndim == 0:
         return result[()]
@@ -340,25 +344,62 @@ cdef int _fill_reduction(titer_reduction *r, const Plan *p, uintptr_t kit) excep
 
 
 # -- NumPy-named conveniences ----------------------------------------------------
+# Their keywords default to np._NoValue as NumPy's do: for anything but an
+# ndarray, np.sum & co. pass on only the keywords given (_duck.reduction_method).
 
-def sum_(x, axis=None, dtype=None, out=None, keepdims=False, initial=np._NoValue, where=True):
+cdef object _NO_VALUE = np._NoValue
+
+
+cdef inline object _given(value, default):
+    return default if value is _NO_VALUE else value
+
+
+cdef inline bint _numpy_method_rules(x, out):
+    """np.sum & co. look up x's own method, or an override of `out`:
+    anything but an exact ndarray, a GPU array, a scalar or a sequence."""
+    if cnp.PyArray_CheckExact(x):
+        return out is not None and _duck_out(out)
+    if _is_device(x) or isinstance(x, (list, tuple, int, float, complex, bool, np.generic)):
+        return out is not None and _duck_out(out)
+    return True
+
+
+def sum_(x, axis=None, dtype=None, out=None, keepdims=_NO_VALUE, initial=_NO_VALUE,
+         where=_NO_VALUE):
     """``numpy.sum``: pairwise on every axis, reproducible for any thread count."""
-    return reduce("add", x, axis, dtype, out, keepdims, initial, where)
+    if _numpy_method_rules(x, out):
+        return _duck.reduction_method(sum_, "sum", x, axis, dtype, out, {
+            "keepdims": keepdims, "initial": initial, "where": where})
+    return reduce("add", x, axis, dtype, out, _given(keepdims, False), initial,
+                  _given(where, True))
 
 
-def prod_(x, axis=None, dtype=None, out=None, keepdims=False, initial=np._NoValue, where=True):
+def prod_(x, axis=None, dtype=None, out=None, keepdims=_NO_VALUE, initial=_NO_VALUE,
+          where=_NO_VALUE):
     """``numpy.prod``."""
-    return reduce("multiply", x, axis, dtype, out, keepdims, initial, where)
+    if _numpy_method_rules(x, out):
+        return _duck.reduction_method(prod_, "prod", x, axis, dtype, out, {
+            "keepdims": keepdims, "initial": initial, "where": where})
+    return reduce("multiply", x, axis, dtype, out, _given(keepdims, False), initial,
+                  _given(where, True))
 
 
-def max_(x, axis=None, out=None, keepdims=False, initial=np._NoValue, where=True):
+def max_(x, axis=None, out=None, keepdims=_NO_VALUE, initial=_NO_VALUE, where=_NO_VALUE):
     """``numpy.max``: NaN propagates."""
-    return reduce("maximum", x, axis, None, out, keepdims, initial, where)
+    if _numpy_method_rules(x, out):
+        return _duck.reduction_method(max_, "max", x, axis, None, out, {
+            "keepdims": keepdims, "initial": initial, "where": where})
+    return reduce("maximum", x, axis, None, out, _given(keepdims, False), initial,
+                  _given(where, True))
 
 
-def min_(x, axis=None, out=None, keepdims=False, initial=np._NoValue, where=True):
+def min_(x, axis=None, out=None, keepdims=_NO_VALUE, initial=_NO_VALUE, where=_NO_VALUE):
     """``numpy.min``: NaN propagates."""
-    return reduce("minimum", x, axis, None, out, keepdims, initial, where)
+    if _numpy_method_rules(x, out):
+        return _duck.reduction_method(min_, "min", x, axis, None, out, {
+            "keepdims": keepdims, "initial": initial, "where": where})
+    return reduce("minimum", x, axis, None, out, _given(keepdims, False), initial,
+                  _given(where, True))
 
 
 def _logical(name, fallback, bint start, x, axis, out, keepdims, where):
@@ -368,19 +409,32 @@ def _logical(name, fallback, bint start, x, axis, out, keepdims, where):
     return reduce(fallback, x, axis, np.bool_, out, keepdims, start, where)
 
 
-def any_(x, axis=None, out=None, keepdims=False, *, where=True):
+def any_(x, axis=None, out=None, keepdims=_NO_VALUE, *, where=_NO_VALUE):
     """``numpy.any``."""
-    return _logical("logical_or", "maximum", False, x, axis, out, keepdims, where)
+    if _numpy_method_rules(x, out):
+        return _duck.reduction_method(any_, "any", x, axis, None, out, {
+            "keepdims": keepdims, "where": where})
+    return _logical("logical_or", "maximum", False, x, axis, out, _given(keepdims, False),
+                    _given(where, True))
 
 
-def all_(x, axis=None, out=None, keepdims=False, *, where=True):
+def all_(x, axis=None, out=None, keepdims=_NO_VALUE, *, where=_NO_VALUE):
     """``numpy.all``."""
-    return _logical("logical_and", "minimum", True, x, axis, out, keepdims, where)
+    if _numpy_method_rules(x, out):
+        return _duck.reduction_method(all_, "all", x, axis, None, out, {
+            "keepdims": keepdims, "where": where})
+    return _logical("logical_and", "minimum", True, x, axis, out, _given(keepdims, False),
+                    _given(where, True))
 
 
-def mean_(x, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+def mean_(x, axis=None, dtype=None, out=None, keepdims=_NO_VALUE, *, where=_NO_VALUE):
     """``numpy.mean``: the sum (float64 for integers, float32 for float16)
     divided by the count, both in titer's loops."""
+    if _numpy_method_rules(x, out):
+        return _duck.reduction_method(mean_, "mean", x, axis, dtype, out, {
+            "keepdims": keepdims, "where": where})
+    keepdims = _given(keepdims, False)
+    where = _given(where, True)
     if _is_device(x):
         return _cuda_entry("reduce", "mean")(x, axis, dtype, out, keepdims, where)
     xa = x if cnp.PyArray_Check(x) else np.asarray(x)
