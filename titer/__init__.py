@@ -39,6 +39,7 @@ from ._core import (  # noqa: F401
 __version__ = "0.1.0"
 
 from ._config import show_config  # noqa: E402
+from ._include import get_include  # noqa: E402
 
 __all__ = [
     "IterConfig", "TensorIterator", "elementwise", "ops",
@@ -47,7 +48,7 @@ __all__ = [
     "set_num_threads", "get_num_threads", "num_threads",
     "set_grain_size", "get_grain_size", "has_openmp",
     "is_contiguous", "is_non_overlapping_and_dense", "suggest_memory_format",
-    "show_config",
+    "show_config", "get_include",
 ]
 
 

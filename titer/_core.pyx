@@ -327,3 +327,16 @@ include "_reduce.pxi"
 include "_reduce_cache.pxi"
 include "_accumulate.pxi"
 include "_copy.pxi"
+include "_api.pxi"
+
+
+def _cache_info():
+    """How many entries this module's caches hold: type resolutions, ops
+    with a cached plan, ops with a cached reduction (a vendored copy keeps
+    its own: tests/test_vendoring.py)."""
+    cdef OpEntry e
+    cdef int plans = 0, reductions = 0
+    for e in set(_OPS_BY_NAME.values()):
+        plans += e.cache != NULL and e.cache.valid
+        reductions += e.reduce_cache is not None
+    return {"resolutions": len(_RESOLVED), "plans": plans, "reductions": reductions}
