@@ -7,3 +7,17 @@ if os.environ.get("TITER_SIM_GPU") == "1":
     import sim_cupy
 
     sim_cupy.install()
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Start the background builds of the selected test modules (see
+    tests/background.py) and run their tests last."""
+    import background
+
+    def builds(item):
+        return getattr(getattr(item, "module", None), "background_build", None)
+
+    for item in items:
+        if builds(item) is not None:
+            background.start(item.module.__name__, builds(item))
+    items.sort(key=lambda item: builds(item) is not None)
