@@ -10,7 +10,8 @@ Output, in ``titer/cuda/kernels/`` (generated, not committed):
   kernels ``..._{reduce,reduce_cast,reduce_final,scan,scan_cast}``;
 * ``copy.cu``: an identity functor per dtype, whose cast kernel is every
   dtype conversion (titer.copy, converted reduction outputs);
-* ``<op>.fatbin`` when nvcc is present: SASS for the chosen architectures
+* ``<op>.fatbin`` when nvcc is present and a GPU driver is (or TITER_CUDA=1:
+  ``want_nvcc()``): SASS for the chosen architectures
   plus PTX for newer ones (``TITER_CUDA_ARCHS``, see ``cuda_archs()``);
 * ``manifest.json``: every signature's kernel stem and vector widths, and
   the signatures *not* generated or not compiled, with the reason.
