@@ -1,9 +1,13 @@
 """Build titer: generate the loops from the op table, probe for OpenMP,
-cythonize the core.
+cythonize the core -- once: an unchanged build is not redone (see
+CachedParallelBuildExt).
 
 Environment:
   TITER_DEBUG=1      bounds checks, wraparound and -O0 -g for debugging
   TITER_NO_OPENMP=1  build without OpenMP (loops run serially)
+  TITER_CUDA=1       run nvcc even on a machine without a GPU driver (by
+                     default the fatbins are built only where a driver is:
+                     elsewhere the shipped .cu is what NVRTC compiles)
   TITER_NO_CUDA=1    do not run nvcc (CUDA kernels ship as source only)
   TITER_CUDA_ARCHS   nvcc targets: "auto" (default: SASS for this machine's
                      GPUs + PTX), "ptx", "native", "80;90+ptx", "full"
@@ -14,12 +18,15 @@ Environment:
                      patterns into FMA there even with -ffp-contract=off,
                      which breaks bit-parity with NumPy.
 """
+import glob
+import hashlib
 import os
 import platform
 import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy
@@ -69,32 +76,121 @@ def isa_builds():
     return levels
 
 
-class ParallelBuildExt(build_ext):
-    """Compile an extension's C files concurrently: the instruction-set
-    builds of the loops are independent translation units."""
+def _digest(chunks):
+    h = hashlib.sha256()
+    for chunk in chunks:
+        h.update(chunk if isinstance(chunk, bytes) else str(chunk).encode())
+        h.update(b"\0")
+    return h.hexdigest()[:24]
+
+
+def _file_digest(path):
+    with open(path, "rb") as f:
+        return _digest([f.read()])
+
+
+class CachedParallelBuildExt(build_ext):
+    """Compile titer once.  pip's editable install builds in a fresh
+    temporary folder inside a fresh build environment each time, so the
+    README's second command (another `pip install -e`) used to cythonize and
+    compile everything again.  Here:
+
+    * the whole extension is skipped when the in-place module was built from
+      the same inputs (the text of every source and header, the flags, the
+      Python, Cython and NumPy versions) -- recorded in build/<name>.inputs,
+      compared by content, so fresh timestamps in a new build environment
+      (Cython's and NumPy's .pxd files) do not matter;
+    * otherwise objects go to a persistent folder per flag set, and a C file
+      whose object is newer than it and every header is not compiled again
+      (after an edit of the .pyx only _core.c recompiles, not the kits);
+    * the C files compile concurrently: the instruction-set builds of the
+      loops are independent translation units;
+    * Cython runs here, only when something is built."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        self.build_temp = os.path.join(HERE, "build", "temp-" + _digest(
+            [sys.implementation.cache_tag, sysconfig.get_platform(), compile_args, omp_link,
+             sysconfig.get_config_var("CC"), os.environ.get("CC"), os.environ.get("CFLAGS")]))
+
+    def _inputs_digest(self, ext):
+        import Cython
+        files = sorted(set(ext.sources) | set(ext.depends))
+        chunks = [Cython.__version__, numpy.__version__, sys.version, compile_args, omp_link,
+                  ext.define_macros, ext.libraries, CYTHON_DIRECTIVES,
+                  os.environ.get("CC"), os.environ.get("CFLAGS")]
+        for name in files:
+            with open(os.path.join(HERE, name), "rb") as f:
+                chunks += [name, f.read()]
+        return _digest(chunks)
+
+    # `build_ext -j` builds extensions in threads; this class patches the
+    # compiler and flips self.force per extension, so they take turns (the
+    # C files of one extension still compile side by side)
+    _lock = threading.Lock()
 
     def build_extension(self, ext):
-        compile_one = self.compiler.compile
+        with self._lock:
+            self._build_once(ext)
 
-        def compile_parallel(sources, **kwargs):
-            if len(sources) < 2:
-                return compile_one(sources, **kwargs)
-            with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-                parts = pool.map(lambda src: compile_one([src], **kwargs), sources)
-                return [obj for objs in parts for obj in objs]
+    def _build_once(self, ext):
+        filename = self.get_ext_filename(ext.name)
+        inplace = os.path.join(HERE, filename)
+        target = self.get_ext_fullpath(ext.name)
+        record = os.path.join(HERE, "build", ext.name + ".inputs")
+        digest = self._inputs_digest(ext)
+        # the record names the inputs and the module they gave; the module
+        # in place must still be that one (a failed copy, a build by hand)
+        if (not self.force and os.path.exists(inplace) and os.path.exists(record)
+                and open(record).read() == digest + " " + _file_digest(inplace)):
+            print("titer: %s is up to date (same sources, flags and versions); not rebuilt"
+                  % filename, file=sys.stderr)
+            if os.path.abspath(target) != os.path.abspath(inplace):
+                self.mkpath(os.path.dirname(target))
+                self.copy_file(inplace, target)
+            return
+        ext.sources = cythonize([ext], compiler_directives=CYTHON_DIRECTIVES,
+                                force=self.force)[0].sources
+        self._compile_changed_only(ext)
+        os.makedirs(os.path.dirname(record), exist_ok=True)
+        with open(record, "w") as f:
+            f.write(digest + " " + _file_digest(target))
+
+    def _compile_changed_only(self, ext):
+        compile_one = self.compiler.compile
+        headers = [os.path.join(HERE, d) for d in ext.depends if d.endswith(".h")]
+
+        def stale(src, output_dir):
+            obj = self.compiler.object_filenames([src], output_dir=output_dir)[0]
+            if self.force or not os.path.exists(obj):
+                return True
+            newest = max(os.path.getmtime(p) for p in [src] + headers if os.path.exists(p))
+            return os.path.getmtime(obj) < newest
+
+        def compile_parallel(sources, output_dir=None, **kwargs):
+            todo = [src for src in sources if stale(src, output_dir)]
+            if todo:
+                with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+                    list(pool.map(lambda src: compile_one([src], output_dir=output_dir,
+                                                          **kwargs), todo))
+            return self.compiler.object_filenames(sources, output_dir=output_dir)
 
         self.compiler.compile = compile_parallel
         try:
+            # build_ext links only when an input is newer than the module
+            self.force, force = True, self.force
             super().build_extension(ext)
         finally:
+            self.force = force
             self.compiler.compile = compile_one
 
 
 _codegen.write()
 
 # --- titer.cuda (issue 5): CUDA kernels generated from the same op table;
-# compiled into fatbins shipped in titer/cuda/kernels when nvcc is present
-# (TITER_CUDA_ARCHS picks targets, TITER_NO_CUDA=1 skips nvcc).  A failure
+# compiled into fatbins shipped in titer/cuda/kernels when nvcc is present and
+# a GPU driver is (or TITER_CUDA=1; TITER_CUDA_ARCHS picks targets,
+# TITER_NO_CUDA=1 skips nvcc).  A failure
 # here never fails the CPU build. ---
 try:
     import importlib.util as _ilu
@@ -110,17 +206,28 @@ except Exception as _exc:  # noqa: BLE001
 _codegen_reduce.write()
 omp_compile, omp_link = openmp_flags()
 ISA_BUILDS = isa_builds()
-compile_args = omp_compile + (["-O0", "-g"] if DEBUG else ["-O3"]) + [
+# -g0: Python's own CFLAGS ask for debug info, which costs a fifth of the
+# compile time of the generated loops (and 30 MB of .so) for nothing shipped
+compile_args = omp_compile + (["-O0", "-g"] if DEBUG else ["-O3", "-g0"]) + [
     "-fno-math-errno",          # lets sqrt/fabs inline; errno is not observable here
     "-ffp-contract=off",        # a*b+c fuses only where NumPy's loops fuse (titer_muladd)
     "-Wno-unused-function",
 ]
 
+CYTHON_DIRECTIVES = {
+    "language_level": 3,
+    "boundscheck": DEBUG,
+    "wraparound": DEBUG,
+    "initializedcheck": DEBUG,
+    "cdivision": not DEBUG,
+    "embedsignature": True,
+}
+
 extensions = [
     Extension(
         "titer._core",
         # the core, then each level's loops and reduction kits: separate
-        # translation units that ParallelBuildExt compiles side by side
+        # translation units that CachedParallelBuildExt compiles side by side
         ["titer/_core.pyx"] + ["titer/src/titer_kits_baseline.c"]
         + ["titer/src/titer_%s_%s.c" % (part, level)
            for level in ISA_BUILDS for part in ("isa", "kits")],
@@ -133,27 +240,18 @@ extensions = [
         # versions (powf@GLIBC_2.27, exp@GLIBC_2.29, ...): unversioned, they
         # bound to the old SVID-wrapper versions, 1.4x slower per call
         libraries=[] if sys.platform == "win32" else ["m"],
-        depends=["titer/_core.pxd", "titer/src/titer_generated.h",
-                 "titer/src/titer_loops.h", "titer/src/titer_scalar.h",
-                 "titer/src/titer_tile.h", "titer/src/titer_stream.h", "titer/src/titer_threads.h",
-                 "titer/src/titer_reduce.h", "titer/src/titer_reduce_generated.h",
-                 "titer/src/titer_isa_tables.h", "titer/src/titer_kits_tables.h",
-                 "titer/src/titer_target_avx2.h", "titer/src/titer_target_avx512.h"]
-        + [os.path.join("titer", f) for f in os.listdir("titer") if f.endswith(".pxi")],
-    )
+        # every header, .pxd and .pxi: what a change of recompiles
+        depends=sorted(glob.glob("titer/*.pxd", root_dir=HERE)
+                       + glob.glob("titer/*.pxi", root_dir=HERE)
+                       + glob.glob("titer/src/*.h", root_dir=HERE)),
+    ),
+    # titer.api: what `from titer.api cimport for_each` imports at run time
+    # (titer/api.pxd); it reaches the core through a capsule, no headers
+    Extension("titer.api", ["titer/api.pyx"], depends=["titer/api.pxd"],
+              extra_compile_args=compile_args),
 ]
 
 setup(
-    cmdclass={"build_ext": ParallelBuildExt},
-    ext_modules=cythonize(
-        extensions,
-        compiler_directives={
-            "language_level": 3,
-            "boundscheck": DEBUG,
-            "wraparound": DEBUG,
-            "initializedcheck": DEBUG,
-            "cdivision": not DEBUG,
-            "embedsignature": True,
-        },
-    ),
+    cmdclass={"build_ext": CachedParallelBuildExt},
+    ext_modules=extensions,
 )

@@ -21,3 +21,17 @@ def teams():
     titer._core._configure_teams(cores=4, hold=False)
     yield titer._core
     titer._core._configure_teams()
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Start the background builds of the selected test modules (see
+    tests/background.py) and run their tests last."""
+    import background
+
+    def builds(item):
+        return getattr(getattr(item, "module", None), "background_build", None)
+
+    for item in items:
+        if builds(item) is not None:
+            background.start(item.module.__name__, builds(item))
+    items.sort(key=lambda item: builds(item) is not None)

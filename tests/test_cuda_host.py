@@ -342,7 +342,29 @@ def test_build_without_nvcc(tmp_path, monkeypatch):
                             op_list=[_ops.OPS_BY_NAME["add"]])
     assert m["compiled"] is False and (tmp_path / "add.cu").exists()
     assert (tmp_path / "manifest.json").exists()
-    assert any("nvcc not found" in msg for msg in logs)
+    assert any("TITER_NO_CUDA set" in msg for msg in logs)
+    assert m["not_compiled"] == "TITER_NO_CUDA set"
+
+
+def test_nvcc_only_where_a_driver_could_load_fatbins(monkeypatch):
+    """No driver: no nvcc unless TITER_CUDA=1; TITER_NO_CUDA=1 always wins."""
+    monkeypatch.delenv("TITER_NO_CUDA", raising=False)
+    monkeypatch.delenv("TITER_CUDA", raising=False)
+    monkeypatch.setattr(build, "driver_present", lambda: False)
+    wanted, why = build.want_nvcc()
+    assert not wanted and "no GPU driver" in why
+    monkeypatch.setenv("TITER_CUDA", "1")
+    assert build.want_nvcc() == (True, None)
+    monkeypatch.setenv("TITER_NO_CUDA", "1")
+    assert build.want_nvcc()[0] is False
+    monkeypatch.delenv("TITER_NO_CUDA")
+    monkeypatch.delenv("TITER_CUDA")
+    monkeypatch.setattr(build, "driver_present", lambda: True)
+    assert build.want_nvcc() == (True, None)
+
+
+def test_driver_probe_answers_without_a_gpu():
+    assert build.driver_present() in (True, False)
 
 
 def test_import_titer_never_imports_cupy():

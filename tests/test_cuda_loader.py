@@ -4,6 +4,7 @@ with titer's headers pasted in, launches on the operands' device with the
 parameters as a by-value struct.  No GPU, no CuPy."""
 import ctypes
 import importlib
+import os
 import sys
 import types
 
@@ -109,11 +110,17 @@ def make_fake_cupy(fail_fatbin=False):
 
 
 @pytest.fixture
-def fake(monkeypatch, request):
+def fake(monkeypatch, request, tmp_path):
     cupy = make_fake_cupy(getattr(request, "param", False))
     monkeypatch.setitem(sys.modules, "cupy", cupy)
     monkeypatch.delitem(sys.modules, "titer.cuda._cupy", raising=False)
     mod = importlib.import_module("titer.cuda._cupy")
+    # a fatbin per module, as a build with a GPU driver ships (the stand-in
+    # RawModule never reads it); a build without one ships only the .cu
+    for name in os.listdir(dispatch.KERNEL_DIR):
+        if name.endswith(".cu"):
+            (tmp_path / (name[:-3] + ".fatbin")).write_bytes(b"")
+    monkeypatch.setattr(mod, "KERNEL_DIR", str(tmp_path))
     yield cupy, mod
     sys.modules.pop("titer.cuda._cupy", None)
 

@@ -1,9 +1,11 @@
 """nvcc compiles every generated kernel (skipped without nvcc).
 
-The compile is the build's own (titer.cuda.build.build_kernels), cached by
-content hash in a temp dir that starts from the in-tree build's fatbins: after
-`python setup.py build_ext` this costs nothing; after an op-table change only
-the changed op modules compile.  Nothing here needs a GPU."""
+The compile is the build's own (titer.cuda.build.build_kernels, told to
+compile: the install runs nvcc only where a GPU driver is), cached by content
+hash in a temp dir that starts from the in-tree build's fatbins if there are
+any: after a build with fatbins, or a second run, this costs nothing; after an
+op-table change only the changed op modules compile.  Nothing here needs a
+GPU."""
 import os
 import shutil
 import subprocess
@@ -11,6 +13,7 @@ import tempfile
 
 import pytest
 
+import background
 from titer import _ops
 from titer.cuda import build
 
@@ -18,8 +21,11 @@ NVCC = build.find_nvcc()
 pytestmark = pytest.mark.skipif(NVCC is None, reason="nvcc not found (CUDA toolkit absent)")
 
 
-@pytest.fixture(scope="module")
-def built():
+def background_build():
+    """Every module compiled (cached), started with the session: see
+    tests/background.py."""
+    if NVCC is None:
+        return None
     cache = os.path.join(tempfile.gettempdir(), "titer-cuda-nvcc")
     os.makedirs(cache, exist_ok=True)
     if os.path.isdir(build.KERNEL_DIR):                # seed from the in-tree build
@@ -32,14 +38,18 @@ def built():
             shutil.copy2(stamp[:-len(".hash")], mine[:-len(".hash")])
             shutil.copy2(stamp, mine)
     old = os.environ.pop("TITER_CUDA_ARCHS", None)
-    os.environ.pop("TITER_NO_CUDA", None)
     logs = []
     try:
-        manifest = build.build_kernels(cache, log=logs.append)
+        manifest = build.build_kernels(cache, log=logs.append, compile=True)
     finally:
         if old is not None:
             os.environ["TITER_CUDA_ARCHS"] = old
     return cache, manifest, logs
+
+
+@pytest.fixture(scope="module")
+def built():
+    return background.result(__name__, background_build)
 
 
 def test_every_generated_kernel_compiles(built):
@@ -95,7 +105,7 @@ def test_nvcc_rejection_is_recorded_not_fatal(tmp_path):
     that signature is dropped and reported, the others still compile."""
     op = _ops.Op("frobnicate", 2, 1, ["ff->f", "dd->d"],
                  {"f": "a + b", "d": "a + titer_fabs(b, b)"}, (), "frob")
-    m = build.build_kernels(str(tmp_path), log=lambda msg: None, op_list=[op])
+    m = build.build_kernels(str(tmp_path), log=lambda msg: None, op_list=[op], compile=True)
     assert list(m["ops"]["frobnicate"]["kernels"]) == ["ff->f"]
     assert "nvcc rejected" in m["unsupported"]["frobnicate dd->d"]
     assert (tmp_path / "frobnicate.fatbin").exists()

@@ -100,6 +100,7 @@ cdef int populate_operands(Plan *p, BuildState st, BuildFlags *flags,
     p.fast_setup = FAST_NONE
     p.buffered = False
     p.loop = NULL
+    p.user_loop = NULL
     for i in range(ntensors):
         op = &p.op[i]
         op.will_resize = False

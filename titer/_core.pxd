@@ -6,6 +6,11 @@ cdef extern from "titer_generated.h" nogil:
     ctypedef void (*titer_cast_fn)(const char *src, int64_t src_stride, char *dst,
                                    int64_t dst_stride, int64_t n) noexcept nogil
 
+# titer.api's loop (issue 25): a kernel author's 2-d loop, seed 003's loop2d
+# signature plus a context pointer
+ctypedef void (*titer_loop2d_fn)(void *ctx, char **data, const int64_t *strides,
+                                 int64_t size0, int64_t size1) noexcept nogil
+
 cdef enum:
     MAX_DIMS = 64          # NumPy's NPY_MAXDIMS
     MAX_OPERANDS = 8
@@ -49,6 +54,8 @@ cdef struct Plan:
     int tile                       # > 0: cache-blocked over dims 0 and 1, tiles of tile x tile
     bint stream_output             # output 0 is written with non-temporal stores
     titer_loop1d loop
+    titer_loop2d_fn user_loop      # not NULL: titer.api.for_each runs this instead of `loop`
+    void *user_ctx
     Operand op[MAX_OPERANDS]
 
 cdef struct DimCounter:

@@ -255,7 +255,7 @@ cdef extern from "titer_threads.h" nogil:
     int64_t titer_now_ns()
     int titer_team_open(titer_team *t, int requested, int64_t units)
     int64_t titer_piece_begin()
-    void titer_piece_end(titer_team *t, int64_t piece, int64_t began, int flags)
+    void titer_piece_end(titer_team *t, int64_t began, int flags)
     void titer_team_close(titer_team *t)
     int titer_omp_max_threads()
 
@@ -343,7 +343,8 @@ def _configure_teams(cores=None, hold=True):
     titer_usable_cores = _usable_cores() if cores is None else max(1, int(cores))
     titer_hold_max_ns = 1000000000 if hold else 0
     titer_peak_cores = titer_last_team = 0
-    titer_serial_until_ns = titer_hold_ns = titer_credit_ns = 0
+    titer_serial_until_ns = titer_hold_ns = 0
+    titer_credit_ns = 20000000              # TITER_CREDIT_MAX_NS: as at import
 
 
 def _reserve_cores(int n):
@@ -424,3 +425,16 @@ include "_reduce.pxi"
 include "_reduce_cache.pxi"
 include "_accumulate.pxi"
 include "_copy.pxi"
+include "_api.pxi"
+
+
+def _cache_info():
+    """How many entries this module's caches hold: type resolutions, ops
+    with a cached plan, ops with a cached reduction (a vendored copy keeps
+    its own: tests/test_vendoring.py)."""
+    cdef OpEntry e
+    cdef int plans = 0, reductions = 0
+    for e in set(_OPS_BY_NAME.values()):
+        plans += e.cache != NULL and e.cache.valid
+        reductions += e.reduce_cache is not None
+    return {"resolutions": len(_RESOLVED), "plans": plans, "reductions": reductions}

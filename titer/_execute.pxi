@@ -79,7 +79,7 @@ cdef void buffered_row(const Plan *p, char **row, const int64_t *strides, int64_
     and cast into per-thread buffers, the loop runs on the buffers, outputs
     are cast and staged back.  No full-size converted copies."""
     cdef char *ptrs[MAX_OPERANDS]
-    cdef int64_t bstrides[MAX_OPERANDS]
+    cdef int64_t bstrides[2 * MAX_OPERANDS]
     cdef int64_t off = 0, m, count
     cdef int t
     cdef const Operand *op
@@ -87,6 +87,8 @@ cdef void buffered_row(const Plan *p, char **row, const int64_t *strides, int64_
     cdef char *stage_buf
     cdef char *src
     cdef int64_t src_stride
+    for t in range(p.ntensors):         # a user loop's dim-1 strides: one row per block
+        bstrides[p.ntensors + t] = 0
     while off < n:
         m = min(<int64_t>BUFFER_BLOCK, n - off)
         for t in range(p.ntensors):
@@ -119,7 +121,10 @@ cdef void buffered_row(const Plan *p, char **row, const int64_t *strides, int64_
                 src_stride = op.loop_itemsize
             ptrs[t] = src
             bstrides[t] = src_stride if strides[t] != 0 else 0
-        p.loop(ptrs, bstrides, m)
+        if p.user_loop != NULL:
+            p.user_loop(p.user_ctx, ptrs, bstrides, m, 1)
+        else:
+            p.loop(ptrs, bstrides, m)
         if p.stream_output:
             titer_stream_copy(row[0] + off * strides[0], buffers, m * p.op[0].itemsize)
         for t in range(p.noutputs):
@@ -168,6 +173,9 @@ cdef inline void loop2d(const Plan *p, char **ptrs, const int64_t *strides,
     cdef char *row[MAX_OPERANDS]
     cdef int t, nt = p.ntensors
     cdef int64_t j
+    if p.user_loop != NULL and not p.buffered:  # titer.api: the author's loop takes the block
+        p.user_loop(p.user_ctx, ptrs, strides, size0, size1)
+        return
     for t in range(nt):
         row[t] = ptrs[t]
     for j in range(size1):
@@ -236,7 +244,7 @@ cdef void run_piece(range_runner run, const Plan *p, titer_team *team, int64_t p
     cdef int64_t began = titer_piece_begin()
     feclearexcept(FPE_MASK)
     run(p, piece * per, min(piece * per + per, units))
-    titer_piece_end(team, piece, began, fetestexcept(FPE_MASK))
+    titer_piece_end(team, began, fetestexcept(FPE_MASK))
 
 
 cdef int run_pieces(range_runner run, const Plan *p, int64_t units,

@@ -48,6 +48,7 @@ def status():
             images.append("PTX compute_%d" % m["ptx"])
         built = "fatbins: " + " + ".join(images)
     else:
-        built = "source only (compiled by CuPy's NVRTC at first use)"
+        built = "source only (%s); CuPy's NVRTC compiles it at first use" % m.get(
+            "not_compiled", "nvcc not run")
     return "%d elementwise signatures, %d reductions, %d copy dtypes; %s; %s" % (
         len(sigs), reducible, len(m.get("copy", {}).get("kernels", {})), built, cupy)

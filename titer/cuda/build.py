@@ -10,7 +10,8 @@ Output, in ``titer/cuda/kernels/`` (generated, not committed):
   kernels ``..._{reduce,reduce_cast,reduce_final,scan,scan_cast}``;
 * ``copy.cu``: an identity functor per dtype, whose cast kernel is every
   dtype conversion (titer.copy, converted reduction outputs);
-* ``<op>.fatbin`` when nvcc is present: SASS for the chosen architectures
+* ``<op>.fatbin`` when nvcc is present and a GPU driver is (or TITER_CUDA=1:
+  ``want_nvcc()``): SASS for the chosen architectures
   plus PTX for newer ones (``TITER_CUDA_ARCHS``, see ``cuda_archs()``);
 * ``manifest.json``: every signature's kernel stem and vector widths, and
   the signatures *not* generated or not compiled, with the reason.
@@ -28,6 +29,9 @@ Environment:
                     "full" = "70;75;80;86;89;90+ptx" (release wheels): SASS
                     for each arch nvcc supports plus PTX of the lowest;
                     "80;90": SASS only; a "+ptx" suffix adds PTX of the lowest.
+  TITER_CUDA=1      run nvcc even where no GPU driver is found (by default
+                    nvcc runs only on a machine whose driver could load a
+                    fatbin: see ``want_nvcc()``)
   TITER_NO_CUDA=1   skip nvcc (sources and manifest are still generated)
   TITER_NVCC        the nvcc to use (default: nvcc on PATH, or $CUDA_HOME/bin/nvcc)
 """
@@ -352,6 +356,45 @@ def find_nvcc():
     return nvcc
 
 
+def _env_flag(name):
+    return os.environ.get(name, "") not in ("", "0")
+
+
+def driver_present():
+    """Whether this machine has an NVIDIA driver that could load a fatbin:
+    its library loads (libcuda.so.1 is the driver's own; the toolkit's
+    link-time stub is libcuda.so, so it does not count) or nvidia-smi
+    answers."""
+    import ctypes
+    for lib in (["nvcuda.dll"] if sys.platform == "win32" else ["libcuda.so.1"]):
+        try:
+            ctypes.CDLL(lib)
+            return True
+        except OSError:
+            pass
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return False
+    try:
+        return subprocess.run([smi, "-L"], capture_output=True, timeout=60).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def want_nvcc():
+    """(run nvcc?, why not).  A machine without a GPU driver cannot load a
+    fatbin, so building them there costs minutes of nvcc (86 modules, ~1.8
+    minutes on 2 cores) for nothing: the shipped .cu is what CuPy's NVRTC
+    compiles on first use if the package later meets a GPU.  TITER_CUDA=1
+    builds them anyway (a wheel built on a CPU machine for GPU machines);
+    TITER_NO_CUDA=1 never does."""
+    if _env_flag("TITER_NO_CUDA"):
+        return False, "TITER_NO_CUDA set"
+    if _env_flag("TITER_CUDA") or driver_present():
+        return True, None
+    return False, "no GPU driver on the building machine; TITER_CUDA=1 builds them anyway"
+
+
 def nvcc_archs(nvcc):
     """Compute capabilities this nvcc can target (CUDA 13 dropped sm_70)."""
     try:
@@ -512,17 +555,26 @@ def inlined_source(op_name, kernel_dir=None):
     return text
 
 
-def build_kernels(outdir=KERNEL_DIR, log=None, jobs=None, op_list=None):
-    """Generate sources, compile with nvcc when there is one, write the
+def build_kernels(outdir=KERNEL_DIR, log=None, jobs=None, op_list=None, compile=None):
+    """Generate sources, compile with nvcc when there is one and compiling
+    is wanted (``compile``: True/False, None = ``want_nvcc()``), write the
     manifest.  Never raises for a missing or failing nvcc."""
     log = log or (lambda msg: print("titer.cuda: " + msg, file=sys.stderr))
     t0 = time.time()
     manifest = generate(outdir, op_list)
-    nvcc = None if os.environ.get("TITER_NO_CUDA", "") not in ("", "0") else find_nvcc()
+    wanted, why_not = want_nvcc() if compile is None else (compile, "not asked for")
+    nvcc = find_nvcc() if wanted else None
     manifest["compiled"] = False
     if nvcc is None:
-        log("nvcc not found (or TITER_NO_CUDA set): kernels ship as source only, "
-            "compiled by CuPy at first use")
+        manifest["not_compiled"] = why_not or "nvcc not found"
+        log("no fatbins (%s): kernels ship as source only, compiled by CuPy's NVRTC "
+            "at first use" % manifest["not_compiled"])
+        # a fatbin left by an earlier build may not match the source now written
+        for name, _, _ in modules(manifest, op_list):
+            for ext in (".fatbin", ".fatbin.hash"):
+                p = os.path.join(outdir, name + ext)
+                if os.path.exists(p):
+                    os.remove(p)
     else:
         supported = nvcc_archs(nvcc)
         archs, ptx_arch, dropped = cuda_archs(supported=supported)

@@ -451,7 +451,7 @@ static void titer_fold_outputs(const titer_reduction *r, int64_t j0, int64_t j1)
             int64_t began_ = titer_piece_begin();                                   \
             feclearexcept(TITER_FPE_MASK);                                          \
             __VA_ARGS__;                                                            \
-            titer_piece_end((team), piece_, began_, fetestexcept(TITER_FPE_MASK));  \
+            titer_piece_end((team), began_, fetestexcept(TITER_FPE_MASK));          \
         }                                                                           \
     }
 

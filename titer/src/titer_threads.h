@@ -14,8 +14,8 @@
  *      boundaries never change what an element is (reductions combine
  *      fixed partials in a fixed order), so results stay bit-identical;
  *   2. each parallel call measures itself: every thread times its pieces,
- *      and the quickest piece estimates what the call would have cost on
- *      one thread.  Parallel calls that beat the estimate earn credit,
+ *      and their sum estimates what the call would have cost on one
+ *      thread.  Parallel calls that beat the estimate earn credit,
  *      calls that lose to it (a worker arrived late, or never, or shares
  *      the caller's core, where the scheduler puts it when the other cores
  *      are taken) spend it; when the credit runs out, the following calls
@@ -39,7 +39,7 @@
 #include <omp.h>
 #endif
 
-#define TITER_PIECES_PER_THREAD 8
+#define TITER_PIECES_PER_THREAD 4    /* 8 cost ~10 % on a 2^20 add here */
 #define TITER_HOLD_MIN_NS 1000000LL        /* 1 ms */
 #define TITER_CREDIT_MAX_NS 20000000LL     /* 20 ms */
 
@@ -48,7 +48,7 @@ typedef struct {
     int reserved;           /* cores taken from the budget */
     int flags;              /* floating-point flags of every piece, OR-ed */
     int64_t start_ns;
-    int64_t fastest_ns;     /* the quickest piece any thread ran (the last, shorter, aside) */
+    int64_t work_ns;        /* the pieces' own times, summed over the threads */
     int64_t pieces;
 } titer_team;
 
@@ -58,7 +58,8 @@ static int titer_usable_cores = 1;
 static int titer_cores_in_use = 0;
 static int64_t titer_serial_until_ns = 0;
 static int64_t titer_hold_ns = 0;
-static int64_t titer_credit_ns = 0;               /* time recent parallel calls saved */
+static int64_t titer_credit_ns = TITER_CREDIT_MAX_NS; /* time recent parallel calls saved;
+                                                   full at first: the first call starts the threads */
 static int64_t titer_hold_max_ns = 1000000000LL;  /* 1 s; 0: never hold (tests) */
 /* What tests and show_config look at: the last team's size, the most
  * cores titer calls held at once. */
@@ -103,7 +104,7 @@ static inline int titer_team_open(titer_team *t, int requested, int64_t units) {
     t->size = 1;
     t->reserved = 0;
     t->flags = 0;
-    t->fastest_ns = INT64_MAX;
+    t->work_ns = 0;
     t->pieces = 1;
     __atomic_store_n(&titer_last_team, 1, __ATOMIC_RELAXED);
     if (units < 2)
@@ -137,32 +138,22 @@ static inline int64_t titer_piece_begin(void) {
     return titer_now_ns();
 }
 
-static inline void titer_piece_end(titer_team *t, int64_t piece, int64_t began, int flags) {
-    int64_t took, fastest;
+static inline void titer_piece_end(titer_team *t, int64_t began, int flags) {
     if (flags)
         __atomic_fetch_or(&t->flags, flags, __ATOMIC_RELAXED);
-    if (piece + 1 >= t->pieces)
-        return;                             /* the last piece is shorter */
-    took = titer_now_ns() - began;
-    fastest = __atomic_load_n(&t->fastest_ns, __ATOMIC_RELAXED);
-    while (took < fastest && !__atomic_compare_exchange_n(&t->fastest_ns, &fastest, took, 1,
-                                                          __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-        ;
+    __atomic_fetch_add(&t->work_ns, titer_now_ns() - began, __ATOMIC_RELAXED);
 }
 
 /* Learn from a parallel call that took `elapsed_ns` (NOTE: [busy
- * machines], 2).  The quickest piece times the pieces estimates the call on
- * one thread (a thread on a free core; a piece the scheduler did not cut).
- * What parallel calls save over that estimate goes into a credit (at most
- * 20 ms); what they lose comes out of it.  When the credit runs out, the
- * following calls run on one thread for 16x this call's time, at least
- * double the previous hold, between 1 ms and 1 s; a call that saves time
- * ends the doubling. */
+ * machines], 2).  The pieces' own times, summed, are what the call costs
+ * on one thread at the pace its threads ran; what the team saved is that
+ * sum less the call's time (the overlap of the threads' work less the time
+ * spent waiting for a late one).  Savings go into a credit (at most 20 ms),
+ * losses come out of it; when it runs out, the following calls run on one
+ * thread for 16x this call's time, at least double the previous hold,
+ * between 1 ms and 1 s; a call that saves time ends the doubling. */
 static inline void titer_team_judge(const titer_team *t, int64_t elapsed_ns) {
-    int64_t estimate, credit, hold;
-    if (t->fastest_ns == INT64_MAX)
-        return;
-    estimate = t->fastest_ns * t->pieces;
+    int64_t estimate = t->work_ns, credit, hold;
     credit = __atomic_load_n(&titer_credit_ns, __ATOMIC_RELAXED) + (estimate - elapsed_ns);
     if (credit >= 0) {
         __atomic_store_n(&titer_credit_ns, credit < TITER_CREDIT_MAX_NS ? credit
