@@ -22,6 +22,7 @@ per second in the callers table (> 1 = threads help).
     python benchmarks/load.py                   # full run, ~2 minutes on 2 cores
     python benchmarks/load.py --quick           # fewer repeats, ~40 s
     python benchmarks/load.py --json load.json  # also the raw numbers
+    python benchmarks/load.py --compare before.json after.json   # two runs' ratios, no timing
 """
 import argparse
 import contextlib
@@ -185,11 +186,43 @@ def report(rows):
     return "\n".join(lines)
 
 
+def ratios(rows):
+    """{(condition, case): N threads / 1 thread} of one run (for calls/s, 1 / that)."""
+    out = {}
+    for label, row in rows.items():
+        for case, many in row["many"].items():
+            one = row["one"][case]
+            if case.startswith("callers"):
+                out[label, case + " (calls/s)"] = many / one
+            elif case.endswith("spaced"):
+                out[label, case + ", p90"] = many[1] / one[1]
+            else:
+                out[label, case] = many / one
+    return out
+
+
+def compare(before_file, after_file):
+    with open(before_file) as f:
+        before = ratios(json.load(f))
+    with open(after_file) as f:
+        after = ratios(json.load(f))
+    lines = ["| condition | case | before | after |", "| --- | --- | ---: | ---: |"]
+    for key in after:
+        if key in before:
+            lines.append("| %s | %s | %.2f | %.2f |" % (key[0], key[1], before[key], after[key]))
+    return "\n".join(lines)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
     parser.add_argument("--json", help="write the raw numbers here")
+    parser.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"),
+                        help="print two runs' ratios side by side (JSON files of --json)")
     args = parser.parse_args()
+    if args.compare:
+        print(compare(*args.compare))
+        return
     rows = run(args.quick)
     print("Machine: %s, %d usable cores; titer %s, NumPy %s, Python %s; %s" % (
         platform.processor() or platform.machine(), len(os.sched_getaffinity(0)),

@@ -1,5 +1,6 @@
 """Dask arrays through titer: lazy results, NumPy's answers once computed,
 and graphs whose blocks titer computes."""
+import os
 import sys
 
 import numpy as np
@@ -230,7 +231,17 @@ def test_dask_not_imported_for_plain_calls():
     assert out.stdout.strip() == "False"
 
 
-def test_distributed_local_cluster():
+@pytest.fixture
+def restored_environment():
+    """distributed's nanny sets OMP_NUM_THREADS & co. in this process for its
+    workers; the tests after this one see the environment they started with."""
+    saved = dict(os.environ)
+    yield
+    os.environ.clear()
+    os.environ.update(saved)
+
+
+def test_distributed_local_cluster(restored_environment):
     distributed = pytest.importorskip("distributed")
     try:
         cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
