@@ -87,18 +87,24 @@ def timed(call):
 
 
 def back_to_back(call, repeats):
+    """Each call's time, `repeats` calls in a row after one warm-up call."""
     call()
-    return statistics.median(timed(call) for _ in range(repeats))
+    return [timed(call) for _ in range(repeats)]
 
 
 def spaced(call, repeats, gap=0.002):
+    """Each call's time, calls `gap` seconds apart."""
     call()
     times = []
     for _ in range(repeats):
         time.sleep(gap)
         times.append(timed(call))
-    times.sort()
-    return statistics.median(times), times[int(0.9 * (len(times) - 1))]
+    return times
+
+
+def p90(times):
+    times = sorted(times)
+    return times[int(0.9 * (len(times) - 1))]
 
 
 def callers_rate(call, ncallers, seconds):
@@ -125,17 +131,35 @@ def callers_rate(call, ncallers, seconds):
     return sum(counts) / (time.perf_counter() - t0)
 
 
+CASES = [("%s 2^20" % name, 1 << 20, name, back_to_back, 5) for name in ("add", "exp", "sum")] \
+    + [("%s 2^24" % name, 1 << 24, name, back_to_back, 1) for name in ("add", "exp", "sum")] \
+    + [("%s 2^20 spaced" % name, 1 << 20, name, spaced, 5) for name in ("add", "exp", "sum")]
+
+
 def measure(threads, quick):
-    repeats = 7 if quick else 20
+    """{case: [many-thread result, one-thread result]}: the two settings
+    take turns in rounds, so a drift in the load hits both alike."""
+    rounds, per_round = (2, 4) if quick else (4, 5)
+    calls = {1 << 20: make_calls(1 << 20), 1 << 24: make_calls(1 << 24)}
     result = {}
-    small, large = make_calls(1 << 20), make_calls(1 << 24)
-    with titer.num_threads(threads):
-        for name in ("add", "exp", "sum"):
-            result["%s 2^20" % name] = back_to_back(small[name], repeats * 5)
-            result["%s 2^24" % name] = back_to_back(large[name], repeats)
-            result["%s 2^20 spaced" % name] = spaced(small[name], 40 if quick else 100)
-        for k in (1, 2, 4):
-            result["callers %d" % k] = callers_rate(small["add"], k, 0.5 if quick else 1.0)
+    for case, n, name, how, scale in CASES:
+        times = {threads: [], 1: []}
+        for _ in range(rounds):
+            for k in (threads, 1):
+                with titer.num_threads(k):
+                    times[k] += how(calls[n][name], per_round * scale)
+        if how is spaced:
+            result[case] = [(statistics.median(times[k]), p90(times[k])) for k in (threads, 1)]
+        else:
+            result[case] = [statistics.median(times[k]) for k in (threads, 1)]
+    for k in (1, 2, 4):
+        rates = {threads: [], 1: []}
+        for _ in range(rounds):
+            for t in (threads, 1):
+                with titer.num_threads(t):
+                    rates[t].append(callers_rate(calls[1 << 20]["add"], k,
+                                                 0.15 if quick else 0.25))
+        result["callers %d" % k] = [statistics.median(rates[t]) for t in (threads, 1)]
     return result
 
 
@@ -144,8 +168,9 @@ def run(quick):
     rows = {}
     for label, load in conditions():
         with load():
-            many, one = measure(usable, quick), measure(1, quick)
-        rows[label] = {"threads": usable, "many": many, "one": one}
+            both = measure(usable, quick)
+        rows[label] = {"threads": usable, "many": {c: v[0] for c, v in both.items()},
+                       "one": {c: v[1] for c, v in both.items()}}
         print("measured:", label, file=sys.stderr)
     return rows
 

@@ -14,8 +14,8 @@
  *      boundaries never change what an element is (reductions combine
  *      fixed partials in a fixed order), so results stay bit-identical;
  *   2. each parallel call measures itself: every thread times its pieces,
- *      and their sum estimates what the call would have cost on one
- *      thread.  Parallel calls that beat the estimate earn credit,
+ *      and the quickest thread's pace estimates what the call would have
+ *      cost on one thread.  Parallel calls that beat the estimate earn credit,
  *      calls that lose to it (a worker arrived late, or never, or shares
  *      the caller's core, where the scheduler puts it when the other cores
  *      are taken) spend it; when the credit runs out, the following calls
@@ -40,15 +40,18 @@
 #endif
 
 #define TITER_PIECES_PER_THREAD 4    /* 8 cost ~10 % on a 2^20 add here */
-#define TITER_HOLD_MIN_NS 1000000LL        /* 1 ms */
+#define TITER_HOLD_MIN_NS 50000000LL       /* 50 ms: a probe also leaves OpenMP's
+                                              workers spinning for a few ms */
 #define TITER_CREDIT_MAX_NS 20000000LL     /* 20 ms */
+#define TITER_TEAM_TIMED 64                /* threads of a team whose pieces are timed */
 
 typedef struct {
     int size;               /* threads in the team (1: the calling thread alone) */
     int reserved;           /* cores taken from the budget */
     int flags;              /* floating-point flags of every piece, OR-ed */
     int64_t start_ns;
-    int64_t work_ns;        /* the pieces' own times, summed over the threads */
+    int64_t pieces_ns[TITER_TEAM_TIMED];    /* per thread: the time in its pieces, */
+    int64_t pieces_run[TITER_TEAM_TIMED];   /* and how many it ran */
     int64_t pieces;
 } titer_team;
 
@@ -104,7 +107,6 @@ static inline int titer_team_open(titer_team *t, int requested, int64_t units) {
     t->size = 1;
     t->reserved = 0;
     t->flags = 0;
-    t->work_ns = 0;
     t->pieces = 1;
     __atomic_store_n(&titer_last_team, 1, __ATOMIC_RELAXED);
     if (units < 2)
@@ -128,6 +130,8 @@ static inline int titer_team_open(titer_team *t, int requested, int64_t units) {
                                                          __ATOMIC_RELAXED, __ATOMIC_RELAXED))
         ;
     __atomic_store_n(&titer_last_team, granted, __ATOMIC_RELAXED);
+    for (int i = 0; i < granted && i < TITER_TEAM_TIMED; i++)
+        t->pieces_ns[i] = t->pieces_run[i] = 0;
     t->size = t->reserved = granted;
     t->pieces = titer_team_pieces(granted, units);
     return granted;
@@ -139,27 +143,40 @@ static inline int64_t titer_piece_begin(void) {
 }
 
 static inline void titer_piece_end(titer_team *t, int64_t began, int flags) {
+    int i = titer_thread_num();
     if (flags)
         __atomic_fetch_or(&t->flags, flags, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&t->work_ns, titer_now_ns() - began, __ATOMIC_RELAXED);
+    if (i < TITER_TEAM_TIMED) {             /* slot i is this thread's alone */
+        t->pieces_ns[i] += titer_now_ns() - began;
+        t->pieces_run[i] += 1;
+    }
 }
 
 /* Learn from a parallel call that took `elapsed_ns` (NOTE: [busy
- * machines], 2).  The pieces' own times, summed, are what the call costs
- * on one thread at the pace its threads ran; what the team saved is that
- * sum less the call's time (the overlap of the threads' work less the time
- * spent waiting for a late one).  Savings go into a credit (at most 20 ms),
- * losses come out of it; when it runs out, the following calls run on one
- * thread for 16x this call's time, at least double the previous hold,
- * between 1 ms and 1 s; a call that saves time ends the doubling. */
+ * machines], 2).  The quickest thread's mean piece time, times the pieces,
+ * estimates the call on one thread: a thread on a free core runs at the
+ * pace one thread would (a worker or caller sharing its core with another
+ * process runs slower, and a single piece can be quick from a warm cache,
+ * so neither the sum nor the quickest piece will do).  What a call saves
+ * over that goes into a credit (at most 20 ms), what it loses (the wait for
+ * a late worker) comes out; when the credit runs out, the following calls
+ * run on one thread for 16x this call's time, at least double the previous
+ * hold, between 50 ms and 1 s; a call that saves time halves the next. */
 static inline void titer_team_judge(const titer_team *t, int64_t elapsed_ns) {
-    int64_t estimate = t->work_ns, credit, hold;
+    int64_t pace = INT64_MAX, estimate, credit, hold;
+    for (int i = 0; i < t->size && i < TITER_TEAM_TIMED; i++)
+        if (t->pieces_run[i] > 0 && t->pieces_ns[i] / t->pieces_run[i] < pace)
+            pace = t->pieces_ns[i] / t->pieces_run[i];
+    if (pace == INT64_MAX)
+        return;
+    estimate = pace * t->pieces;
     credit = __atomic_load_n(&titer_credit_ns, __ATOMIC_RELAXED) + (estimate - elapsed_ns);
     if (credit >= 0) {
         __atomic_store_n(&titer_credit_ns, credit < TITER_CREDIT_MAX_NS ? credit
                          : TITER_CREDIT_MAX_NS, __ATOMIC_RELAXED);
-        if (estimate > elapsed_ns)
-            __atomic_store_n(&titer_hold_ns, 0, __ATOMIC_RELAXED);
+        if (estimate > elapsed_ns)          /* a call that paid: the next hold is shorter */
+            __atomic_store_n(&titer_hold_ns, __atomic_load_n(&titer_hold_ns, __ATOMIC_RELAXED) / 2,
+                             __ATOMIC_RELAXED);
         return;
     }
     __atomic_store_n(&titer_credit_ns, 0, __ATOMIC_RELAXED);
