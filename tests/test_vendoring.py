@@ -3,7 +3,7 @@
 own thread settings, grain sizes and caches, each giving NumPy's answers.
 
 The copy is built at the baseline instruction-set level only (the recipe's
-ISA = [] instead of ["avx2"]) and at -O1 to keep the compile short; it is built once per
+ISA = [] instead of ["avx2"]) and at -O0 to keep the compile short; it is built once per
 session in a temporary folder, beside the other tests (tests/background.py)."""
 import os
 import re
@@ -31,7 +31,7 @@ def recipe():
                  if 'T = "mypkg/_titer"' in b)
     block = block.replace('T = "mypkg/_titer"', 'T = "vendored_titer"')
     block = re.sub(r'ISA = \["avx2"\]', "ISA = []", block)
-    block = block.replace('"-O3"', '"-O1"')       # the copy's speed is not under test
+    block = block.replace('"-O3"', '"-O0"')       # the copy's speed is not under test
     return block.replace("mypkg._titer", "vendored_titer").replace(
         'packages=["mypkg", ', "packages=[")
 
