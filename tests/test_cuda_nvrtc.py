@@ -11,10 +11,12 @@ import ctypes.util
 import glob
 import os
 import re
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+import background
 from titer.cuda import build, dispatch
 
 
@@ -66,22 +68,35 @@ class Nvrtc:
             lib.nvrtcDestroyProgram(ctypes.byref(prog))
 
 
-def test_every_module_compiles_under_nvrtc(tmp_path):
+def background_build():
+    """Every module compiled by NVRTC (a minute or two of CPU), started with
+    the session beside the other tests (tests/background.py): ctypes lets go
+    of the GIL while NVRTC compiles, and these threads lower their own
+    priority (on Linux nice is per thread), so the tests come first."""
+    if NVRTC_PATH is None:
+        return None
+    with tempfile.TemporaryDirectory(prefix="titer-nvrtc-") as folder:
+        manifest = build.generate(folder)
+        modules = {name: entry for name, entry in manifest["ops"].items() if entry["kernels"]}
+        nvrtc = Nvrtc(NVRTC_PATH)
+        options = list(build.NVRTC_OPTIONS) + ["--gpu-architecture=compute_90"]
+
+        def one(name):
+            ok, log, ptx = nvrtc.compile(build.inlined_source(name, folder), name + ".cu",
+                                         options)
+            return name, ok, log, set(re.findall(r"\.entry\s+(\w+)", ptx))
+
+        with ThreadPoolExecutor(os.cpu_count() or 1,
+                                initializer=background.lower_priority) as pool:
+            results = list(pool.map(one, sorted(modules) + [build.COPY_MODULE]))
+    return modules, results
+
+
+def test_every_module_compiles_under_nvrtc():
     """The shipped .cu (headers inlined, __CUDACC_RTC__ branch: no libc
     headers) compiles with the options CupyBackend passes, and its PTX
     defines every kernel the manifest lists for that module."""
-    manifest = build.generate(str(tmp_path))
-    modules = {name: entry for name, entry in manifest["ops"].items() if entry["kernels"]}
-    nvrtc = Nvrtc(NVRTC_PATH)
-    options = list(build.NVRTC_OPTIONS) + ["--gpu-architecture=compute_90"]
-
-    def one(name):
-        ok, log, ptx = nvrtc.compile(build.inlined_source(name, str(tmp_path)), name + ".cu",
-                                     options)
-        return name, ok, log, set(re.findall(r"\.entry\s+(\w+)", ptx))
-
-    with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
-        results = list(pool.map(one, sorted(modules) + [build.COPY_MODULE]))
+    modules, results = background.result(__name__, background_build)
     failed = {name: log[-2000:] for name, ok, log, _ in results if not ok}
     assert not failed, failed
     entries = {name: found for name, _, _, found in results}
