@@ -61,6 +61,12 @@ def assert_same(actual, expected, context="", zero_sign=True, ulps=False, scale=
     and -0, where NumPy's own answer depends on its SIMD path).  With
     `ulps`, finite float values may differ by ULP_BOUNDS ULPs of `scale`
     (default: the expected value; complex parts use the larger part)."""
+    if isinstance(actual, np.generic) or isinstance(expected, np.generic):
+        # NumPy returns a scalar for a 0-d result it allocated: so must titer
+        assert isinstance(actual, np.generic) and isinstance(expected, np.generic), (
+            "%s: titer returned %s, NumPy %s" % (context, type(actual).__name__,
+                                                 type(expected).__name__))
+        actual, expected = np.asarray(actual), np.asarray(expected)
     assert isinstance(actual, np.ndarray), "%s: got %r" % (context, type(actual))
     assert actual.dtype == expected.dtype, "%s: dtype %s != %s" % (context, actual.dtype,
                                                                   expected.dtype)

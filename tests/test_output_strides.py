@@ -84,6 +84,10 @@ def run_case(case):
 def check_layout(case, got, want):
     """Shape, dtype and values, and the strides of the dims of size > 1."""
     expected = case["result"]
+    if isinstance(want, np.generic):    # a 0-d result: a NumPy scalar, as NumPy returns
+        assert isinstance(got, np.generic) and got.dtype == want.dtype, describe(case)
+        assert expected["shape"] == [] and (got == want or (got != got and want != want))
+        return
     assert isinstance(got, np.ndarray)
     assert list(got.shape) == expected["shape"], describe(case)
     assert got.dtype == want.dtype
@@ -98,6 +102,9 @@ def check_layout(case, got, want):
 
 def check_exact(case, got):
     expected = case["result"]
+    if isinstance(got, np.generic):     # 0-d: no strides to compare
+        assert expected["shape"] == [], describe(case)
+        return
     strides = element_strides(got)
     if 0 in expected["shape"]:
         assert strides in (expected["strides"], [0] * got.ndim), describe(case, strides)

@@ -276,6 +276,13 @@ cdef int compute_shape(Plan *p, BuildState st, BuildFlags *flags) except -1:
                 check_reduction_output(p, st, i)
             else:
                 widen_to_output(p, st, i)
+        if not flags.is_reduction:
+            for i in range(p.noutputs):     # every output has the final shape
+                if p.op[i].is_defined and st.operand_shape(i) != plan_shape(p):
+                    raise ValueError("non-broadcastable output operand with shape %s doesn't "
+                                     "match the broadcast shape %s"
+                                     % (_shape_str(st.operand_shape(i)),
+                                        _shape_str(plan_shape(p))))
     return 0
 
 

@@ -225,6 +225,9 @@ def emit_copies():
         out.append("static void titer_fill_%s(char **data, const int64_t *strides, int64_t n) {\n"
                    "    for (int64_t i = 0; i < n; i++) *(npy_bool_t *)(data[0] + i * strides[0]) = %d;\n}"
                    % (name, value))
+        out.append("static void titer_fill_%s_masked(char **data, const int64_t *strides, "
+                   "int64_t n) {\n    titer_masked_run(titer_fill_%s, 3, data, strides, n);\n}"
+                   % (name, name))
     out.append("static const titer_loop1d titer_copy_table[%d] = {%s};"
                % (len(ops.TYPECHARS),
                   ", ".join("titer_copy_%s" % _cname(c) for c in ops.TYPECHARS)))

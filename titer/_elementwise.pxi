@@ -5,6 +5,8 @@
 cdef extern from "titer_generated.h" nogil:
     void titer_fill_true(char **data, const int64_t *strides, int64_t n)
     void titer_fill_false(char **data, const int64_t *strides, int64_t n)
+    void titer_fill_true_masked(char **data, const int64_t *strides, int64_t n)
+    void titer_fill_false_masked(char **data, const int64_t *strides, int64_t n)
     const titer_loop1d titer_masked_loop_table[]
 
 cdef extern from *:
@@ -14,6 +16,7 @@ cdef extern from *:
     int titer_loop_error
 
 from . import _duck         # duck arrays (NEP 13, subclasses, Dask): see _duck.py
+from . import _frontend     # NumPy's call semantics, shared with titer.cuda
 
 _LOOP_ERRORS = {1: (ValueError, "Integers to negative integer powers are not allowed.")}
 
@@ -23,12 +26,7 @@ cdef enum:
     KEY_PY_COMPLEX = 16
     KEY_NO_OUT = 17
 
-_COMPARISON_CONSTANTS = {
-    # op: (result when the array side is below the scalar, when above)
-    "equal": (False, False), "not_equal": (True, True),
-    "less": (True, False), "less_equal": (True, False),
-    "greater": (False, True), "greater_equal": (False, True),
-}
+_COMPARISON_CONSTANTS = _frontend.COMPARISON_CONSTANTS
 
 
 cdef class OpEntry:
@@ -36,6 +34,7 @@ cdef class OpEntry:
     cdef readonly str name
     cdef readonly int nin, nout, index
     cdef readonly object ufunc
+    cdef readonly object spec      # its _ops.Op
     cdef readonly tuple types
     cdef dict loops                # 'ff->f' -> loop address
     cdef dict masked_loops         # 'ff->f' -> the loop under a where= mask
@@ -67,32 +66,7 @@ cdef dict _OPS_BY_NAME = {}
 cdef dict _RESOLVED = {}
 
 
-class _WhereTypes:
-    """np.where is not a ufunc: its result dtype is np.result_type(x, y)
-    (Python scalars weak); the condition is read as bool."""
-    nin, nout = 3, 1
-
-    def resolve_dtypes(self, dtypes, casting="same_kind", signature=None):
-        if signature is not None and signature[3] is not None:
-            result = np.dtype(signature[3])
-        else:
-            result = np.result_type(*[_WEAK_STAND_IN.get(t, t) for t in dtypes[1:3]])
-        for t in dtypes[1:3]:
-            if isinstance(t, np.dtype) and not np.can_cast(t, result, casting):
-                raise TypeError("Cannot cast where() input from %r to %r with casting rule %r"
-                                % (t, result, casting))
-        return (np.dtype(np.bool_), result, result, result)
-
-
-_WEAK_STAND_IN = {int: 0, float: 0.0, complex: 0j}   # values np.result_type treats as weak
-
-
-def _ufunc_for(name):
-    if name == "where":
-        return _WhereTypes()
-    if name == "clip":
-        return np._core.umath.clip
-    return getattr(np, name)
+_ufunc_for = _frontend.ufunc_for
 
 
 def _init_ops():
@@ -114,6 +88,7 @@ def _init_ops():
         entry.nout = spec.nout
         entry.index = index
         entry.ufunc = _ufunc_for(spec.name)
+        entry.spec = spec
         entry.types = tuple(spec.types)
         entry.loops = loops[spec.name]
         entry.masked_loops = masked[spec.name]
@@ -132,73 +107,41 @@ def ops():
     return {name: entry.types for name, entry in sorted(_OPS_BY_NAME.items())}
 
 
-_LOGICAL_BINARY = frozenset(["logical_and", "logical_or", "logical_xor"])
-
-
-def _check_logical_int(OpEntry op, inputs):
-    """NumPy's logical loops take a Python int as a C long."""
-    if op.name in _LOGICAL_BINARY:
-        for x in inputs:
-            if type(x) is int and not -2 ** 63 <= x < 2 ** 63:
-                raise OverflowError("Python int too large to convert to C long")
-
-
-cdef Resolved resolve(OpEntry op, tuple in_types, list outs, dtype, casting):
-    """NumPy's loop choice for these operand types (NEP 50: Python scalars
-    are weak), checked against titer's loops and the casting rule."""
+cdef Resolved resolve(OpEntry op, tuple in_types, list outs, dtype, casting,
+                      inputs=None, bint masked=False):
+    """The front end's loop choice (_frontend.resolve_loop), with titer's
+    loop for it."""
     cdef Resolved res = Resolved()
     cdef int i
-    kwargs = {"casting": casting}
-    if dtype is not None:
-        kwargs["signature"] = (None,) * op.nin + (np.dtype(dtype),) * op.nout
-    resolved = op.ufunc.resolve_dtypes(in_types + (None,) * op.nout, **kwargs)
-    for i in range(op.nin + op.nout):
-        res.codes[i] = dtype_code(<cnp.dtype>resolved[i])
-    chars = _ops.TYPECHARS
-    res.signature = ("".join(chars[res.codes[i]] for i in range(op.nin)) + "->"
-                     + "".join(chars[res.codes[op.nin + i]] for i in range(op.nout)))
+    found = _frontend.resolve_loop(op.spec, op.ufunc, in_types,
+                                   [None if o is None else o.dtype for o in outs], dtype,
+                                   casting, inputs, masked)
+    res.signature = found.signature
     address = op.loops.get(res.signature)
     if address is None:
-        raise TypeError("titer has no %s loop for %s (NumPy resolved %s)"
-                        % (op.name, res.signature, resolved))
+        raise TypeError("titer has no %s loop for %s" % (op.name, res.signature))
+    for i in range(op.nin):
+        res.codes[i] = dtype_code(<cnp.dtype>found.loop_in[i])
+    for i in range(op.nout):
+        res.codes[op.nin + i] = dtype_code(<cnp.dtype>found.loop_out[i])
     res.loop = <titer_loop1d><uintptr_t>address
     res.loop_error_possible = op.name == "power" and res.signature[0] in "bhil"
-    res.out_dtypes = [np.dtype(chars[res.codes[op.nin + i]]) for i in range(op.nout)]
-    res.loop_dtypes = res.out_dtypes + [np.dtype(chars[res.codes[i]]) for i in range(op.nin)]
+    res.out_dtypes = [DTYPES[res.codes[op.nin + i]] for i in range(op.nout)]
+    res.loop_dtypes = res.out_dtypes + [DTYPES[res.codes[i]] for i in range(op.nin)]
     for i in range(op.nout):
         res.operand_codes[i] = res.codes[op.nin + i]
     for i in range(op.nin):
         res.operand_codes[op.nout + i] = res.codes[i]
-    res.discards_imaginary = any(
-        (dt.kind == "c" if isinstance(dt, np.dtype) else dt is complex) and loop.kind != "c"
-        for dt, loop in zip(in_types, res.loop_dtypes[op.nout:])) or any(
-        outs[i] is not None and res.out_dtypes[i].kind == "c" and outs[i].dtype.kind != "c"
-        for i in range(op.nout))
-    for i in range(op.nout):
-        if outs[i] is not None and not np.can_cast(res.out_dtypes[i], outs[i].dtype, casting):
-            raise TypeError("Cannot cast ufunc '%s' output from %r to %r with casting rule %r"
-                            % (op.name, res.out_dtypes[i], outs[i].dtype, casting))
+    res.discards_imaginary = found.discards_imaginary
     return res
 
 
 cdef list normalize_out(object out, int nout):
-    if out is None:
-        return [None] * nout
-    if nout == 1 and cnp.PyArray_Check(out):
-        return [out]
-    if isinstance(out, tuple):
-        if len(out) != nout:
-            raise ValueError("The 'out' tuple must have exactly %d entries: one per ufunc "
-                             "output" % nout)
-        outs = list(out)
-    else:
-        if nout != 1:
-            raise TypeError("out must be a tuple of %d arrays for this op" % nout)
-        outs = [out]
-    for o in outs:
-        if o is not None and not cnp.PyArray_Check(o):
-            raise TypeError("return arrays must be of ArrayType, got %s" % type(o).__name__)
-    return outs
+    return _frontend.normalize_out(out, nout, _is_ndarray)
+
+
+def _is_ndarray(x):
+    return cnp.PyArray_Check(x)
 
 
 cdef int store_python_scalar(BuildState st, int i, object value, int code,
@@ -300,6 +243,7 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
     cdef int i, code, nops
     cdef int64_t key
     cdef bint by_tuple, cacheable
+    cdef bint py_ints = False
     cdef list arrays
     try:
         op = _OPS_BY_NAME[name]
@@ -331,12 +275,14 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
         t = type(x)
         if x is None:
             code = KEY_NO_OUT
+        elif op.nin == 1 and (t is float or t is int or t is complex):
+            # a unary op reads a Python scalar as NumPy's array of it
+            return _elementwise_general(op, out, inputs, dtype, casting, where, order)
         elif t is float:
             code = KEY_PY_FLOAT
         elif t is int:
             code = KEY_PY_INT
-            if op.name in _LOGICAL_BINARY:
-                _check_logical_int(op, inputs)
+            py_ints = True
         elif t is complex:
             code = KEY_PY_COMPLEX
         elif t is bool:
@@ -362,8 +308,10 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
     res = _RESOLVED.get(cache_key)
     if res is None:
         in_types = tuple([_resolution_type(arrays[i]) for i in range(op.nout, nops)])
-        res = resolve(op, in_types, arrays[:op.nout], dtype, casting)
+        res = resolve(op, in_types, arrays[:op.nout], dtype, casting, arrays[op.nout:])
         _RESOLVED[cache_key] = res
+    elif py_ints:
+        _frontend.check_logical_ints(op.spec, inputs)
     if res.loop_error_possible and arrays[0] is not None:
         # The loop may stop with a Python error (integer power, negative
         # exponent): compute into a temporary so `out` is untouched then.
@@ -372,8 +320,11 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
                            casting="unsafe")
     _build_and_run(op, arrays, res, res.loop, cacheable and not by_tuple, key)
     if op.nout == 1:
-        return arrays[0]
-    return tuple(arrays[:op.nout])
+        result = arrays[0]
+        if (<cnp.ndarray>result).ndim == 0:
+            return _frontend.as_results(op.name, out, result)   # NumPy's scalar
+        return result
+    return _frontend.as_results(op.name, out, tuple(arrays[:op.nout]))
 
 
 cdef int _build_and_run(OpEntry op, list arrays, Resolved res, titer_loop1d loop,
@@ -401,8 +352,7 @@ cdef int _build_and_run(OpEntry op, list arrays, Resolved res, titer_loop1d loop
             t = type(x)
             if t is float or t is int or t is complex or t is bool:
                 if store_python_scalar(st, i, x, res.codes[i - op.nout],
-                                       op.name in _COMPARISON_CONSTANTS
-                                       and _other_is_int_array(arrays, i, op.nout)):
+                                       _frontend.compares_ints(op.name, arrays[op.nout:op.nout + op.nin])):
                     constant_result = _comparison_constant(op.name, x, i - op.nout)
         st.loop_dtypes = res.loop_dtypes
         st.loop_codes = res.operand_codes
@@ -411,7 +361,9 @@ cdef int _build_and_run(OpEntry op, list arrays, Resolved res, titer_loop1d loop
         flags = numpy_ufunc_flags()
         build_plan(&plan, st, &flags, op.nout)
         plan.loop = loop
-        if constant_result >= 0:
+        if constant_result >= 0 and nops > op.nout + op.nin:     # under a where= mask
+            plan.loop = titer_fill_true_masked if constant_result else titer_fill_false_masked
+        elif constant_result >= 0:
             plan.loop = titer_fill_true if constant_result else titer_fill_false
         elif cacheable and st.arrays is arrays and not st.copied_inputs:
             cache_store(op.cache, key, arrays, &plan)
@@ -458,10 +410,6 @@ def _cuda_elementwise(name, out, *inputs, dtype=None, casting="same_kind", where
                                                   casting=casting, where=where, order=order)
 
 
-_ORDERS = {"K": "K", "C": "C", "F": "F", "A": "A", "k": "K", "c": "C", "f": "F", "a": "A",
-           None: "K"}
-
-
 def _elementwise_general(OpEntry op, out, tuple inputs, dtype, casting, where, order):
     """where= and order= (NumPy's meaning).  order C/F/A allocates the
     outputs in that order first; a where= mask runs the op's masked loops
@@ -470,10 +418,8 @@ def _elementwise_general(OpEntry op, out, tuple inputs, dtype, casting, where, o
     under the mask by titer's `where` loop when `out` needs a cast."""
     cdef Resolved res, mres
     cdef int i, nops = op.nout + op.nin
-    try:
-        order = _ORDERS[order]
-    except (KeyError, TypeError):
-        raise ValueError("order must be one of 'K', 'A', 'C', 'F', got %r" % (order,)) from None
+    order = _frontend.normalize_order(order)
+    where = _frontend.where_mask(where)
     if _device_out(out):
         return _cuda_elementwise(op.name, out, *inputs, dtype=dtype, casting=casting,
                                  where=where, order=order)
@@ -483,7 +429,7 @@ def _elementwise_general(OpEntry op, out, tuple inputs, dtype, casting, where, o
     args = []
     for x in inputs:
         if type(x) in (int, float, complex, bool) or cnp.PyArray_CheckExact(x):
-            args.append(x)
+            args.append(_frontend.scalar_operand(x, op.nin))
         elif _is_device(x):
             return _cuda_elementwise(op.name, out, *inputs, dtype=dtype, casting=casting,
                                      where=where, order=order)
@@ -493,8 +439,7 @@ def _elementwise_general(OpEntry op, out, tuple inputs, dtype, casting, where, o
             args.append(np.asarray(x))
     mask = None if where is True else np.asarray(where, dtype=np.bool_)
     in_types = tuple([_resolution_type(x) for x in args])
-    _check_logical_int(op, args)
-    res = resolve(op, in_types, outs, dtype, casting)
+    res = resolve(op, in_types, outs, dtype, casting, args, mask is not None)
     shapes = [x.shape for x in args if cnp.PyArray_Check(x)]
     if mask is not None:
         shapes.append(mask.shape)
@@ -512,8 +457,9 @@ def _elementwise_general(OpEntry op, out, tuple inputs, dtype, casting, where, o
             if outs[i] is None and alloc_order is not None:
                 outs[i] = np.empty(shape, dtype=res.out_dtypes[i], order=alloc_order)
     if mask is None:
-        return elementwise(op.name, outs[0] if op.nout == 1 else tuple(outs), *args,
-                           dtype=dtype, casting=casting)
+        result = elementwise(op.name, outs[0] if op.nout == 1 else tuple(outs), *args,
+                             dtype=dtype, casting=casting)
+        return _frontend.as_results(op.name, out, result)
     if any(o is None for o in outs):   # order K with a mask: the first full-shape input's layout
         like = next((x for x in args if cnp.PyArray_Check(x) and x.shape == shape), None)
         for i in range(op.nout):
@@ -545,22 +491,13 @@ def _elementwise_general(OpEntry op, out, tuple inputs, dtype, casting, where, o
         if targets[i] is not outs[i]:
             elementwise("where", outs[i], mask, targets[i], outs[i],
                         dtype=outs[i].dtype, casting="unsafe")
-    return outs[0] if op.nout == 1 else tuple(outs)
+    return _frontend.as_results(op.name, out, outs[0] if op.nout == 1 else tuple(outs))
 
 
 cdef int _comparison_constant(str name, object value, int position):
     """Comparing an array with a Python int it cannot hold has one answer
     for every element (NumPy 2's rule); position 0 means the int is on the left."""
-    below, above = _COMPARISON_CONSTANTS[name]
-    array_below = value > 0             # the int is above the dtype's range
-    if position == 0:                   # int OP array: mirror the question
-        array_below = not array_below
-    return 1 if (below if array_below else above) else 0
-
-
-cdef bint _other_is_int_array(list arrays, int i, int nout):
-    other = arrays[nout + (1 if i == nout else 0)]
-    return cnp.PyArray_Check(other) and other.dtype.kind in "iu"
+    return 1 if _frontend.comparison_constant(name, value, position) else 0
 
 
 def _type_key(x):
@@ -569,10 +506,4 @@ def _type_key(x):
     return type(x)
 
 
-def _resolution_type(x):
-    t = type(x)
-    if t is int or t is float or t is complex:
-        return t                        # weak (NEP 50)
-    if t is bool:
-        return np.dtype(np.bool_)
-    return x.dtype
+_resolution_type = _frontend.resolution_type

@@ -333,6 +333,14 @@ OPS += [
 
 
 OPS_BY_NAME = {op.name: op for op in OPS}
+
+# Binary ops whose reduction NumPy may run in any order and over several axes
+# at once (a ufunc with an identity, or declared reorderable without one:
+# NumPy's PyUFunc_ReorderableNone).  The rest reduce along one axis, in order.
+REORDERABLE = frozenset([
+    "add", "multiply", "maximum", "minimum", "hypot", "logaddexp", "logaddexp2", "fmax",
+    "fmin", "gcd", "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and", "logical_or",
+    "logical_xor"])
 ALIASES = {alias: op.name for op in OPS for alias in op.aliases}
 
 

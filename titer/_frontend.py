@@ -1,0 +1,400 @@
+"""NumPy's call semantics, once, for the CPU (`_core`) and the GPU (`titer.cuda`).
+
+Plain functions that turn the arguments of a call into what the executors
+need -- the op, its loop dtypes, the outputs, the order, the axes, the loop
+dtype of a reduction -- and raise every argument error with NumPy's class
+and message.  NumPy resolves dtypes here (``ufunc.resolve_dtypes``,
+``np.can_cast``); it never computes an element.  Nothing here touches memory:
+the executors call these before their first write.
+
+Imports only the op table: both executors import this, never the reverse.
+"""
+from collections import namedtuple
+
+import numpy as np
+
+try:
+    from . import _ops
+except ImportError:             # vendored without the package around it
+    import _ops  # type: ignore
+
+_exceptions = np._core._exceptions
+
+CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
+_ORDERS = {"K": "K", "C": "C", "F": "F", "A": "A", "k": "K", "c": "C", "f": "F", "a": "A"}
+_WEAK_DEFAULTS = {int: np.dtype(np.int64), float: np.dtype(np.float64),
+                  complex: np.dtype(np.complex128)}
+_WEAK_STAND_IN = {int: 0, float: 0.0, complex: 0j}   # values np.result_type treats as weak
+PYTHON_SCALARS = (bool, int, float, complex)
+_CHAR_OF = {np.dtype(c): c for c in _ops.TYPECHARS}
+
+# Comparing an integer array with a Python int it cannot hold has one answer
+# for every element (NumPy 2): op -> (answer when the array is below the int,
+# when it is above).
+COMPARISON_CONSTANTS = {
+    "equal": (False, False), "not_equal": (True, True),
+    "less": (True, False), "less_equal": (True, False),
+    "greater": (False, True), "greater_equal": (False, True),
+}
+
+OBJECT_LOOP = ("titer has no object loop: NumPy would compute %s on Python objects "
+               "(dtype=object) for these operands")
+
+
+# --- ops -----------------------------------------------------------------------
+
+class WhereTypes:
+    """np.where is not a ufunc: its result dtype is np.result_type(x, y)
+    (Python scalars weak); the condition is read as bool."""
+    nin, nout = 3, 1
+    __name__ = "where"
+
+    def resolve_dtypes(self, dtypes, casting="same_kind", signature=None):
+        if signature is not None and signature[3] is not None:
+            result = np.dtype(signature[3])
+        else:
+            result = np.result_type(*[_WEAK_STAND_IN.get(t, t) for t in dtypes[1:3]])
+        for t in dtypes[1:3]:
+            if isinstance(t, np.dtype) and not np.can_cast(t, result, casting):
+                raise TypeError("Cannot cast where() input from %r to %r with casting rule %r"
+                                % (t, result, casting))
+        result = result.newbyteorder("=")
+        return (np.dtype(np.bool_), result, result, result)
+
+
+def ufunc_for(name):
+    """The dtype resolver of an op: its NumPy ufunc (titer's own for where)."""
+    if name == "where":
+        return WhereTypes()
+    if name == "clip":
+        return np._core.umath.clip
+    return getattr(np, name)
+
+
+def lookup(name):
+    """The op-table entry for a NumPy name or alias."""
+    canonical = _ops.canonical_name(name) if isinstance(name, str) else None
+    if canonical is None:
+        raise ValueError("titer has no operation %r; titer.ops() lists the supported ones"
+                         % (name,))
+    return _ops.OPS_BY_NAME[canonical]
+
+
+def check_arity(name, nin, inputs):
+    if len(inputs) != nin:
+        raise TypeError("%s() takes %d input(s), got %d" % (name, nin, len(inputs)))
+
+
+def reduction_op(name):
+    """(op, ufunc) of a reduction or scan: a binary NumPy ufunc."""
+    op = lookup(name)
+    ufunc = ufunc_for(op.name)
+    if op.nin != 2 or op.nout != 1 or not isinstance(ufunc, np.ufunc):
+        raise ValueError("reduce only supported for binary functions (%s has %d inputs, "
+                         "%d outputs)" % (op.name, op.nin, op.nout))
+    return op, ufunc
+
+
+# --- keyword arguments ---------------------------------------------------------
+
+def normalize_order(order):
+    """'K', 'C', 'F' or 'A' (None means 'K'), with NumPy's errors."""
+    if order is None:
+        return "K"
+    if not isinstance(order, str):
+        raise TypeError("order must be str, not %s" % type(order).__name__)
+    try:
+        return _ORDERS[order]
+    except KeyError:
+        raise ValueError("order must be one of 'C', 'F', 'A', or 'K' (got %r)" % order) from None
+
+
+def normalize_casting(casting):
+    if not isinstance(casting, str):
+        raise TypeError("casting must be str, not %s" % type(casting).__name__)
+    if casting not in CASTINGS:
+        raise ValueError("casting must be one of 'no', 'equiv', 'safe', 'same_kind', or "
+                         "'unsafe' (got %r)" % casting)
+    return casting
+
+
+def normalize_out(out, nout, is_array):
+    """out= as a list of nout entries (None: allocate); `is_array(x)` says
+    whether x is an array of the executor's kind."""
+    if out is None:
+        return [None] * nout
+    if isinstance(out, tuple):
+        if len(out) != nout:
+            raise ValueError("The 'out' tuple must have exactly %d entries: one per ufunc "
+                             "output" % nout)
+        outs = list(out)
+    else:
+        if nout != 1:
+            raise TypeError("'out' must be a tuple of arrays")
+        outs = [out]
+    for o in outs:
+        if o is not None and not is_array(o):
+            raise TypeError("return arrays must be of ArrayType")
+    return outs
+
+
+def where_mask(where):
+    """where= as NumPy reads it: None and True select everything."""
+    if where is None:
+        return True
+    return where
+
+
+# --- dtype resolution ----------------------------------------------------------
+
+def allocates(out):
+    """out= asks for every output to be allocated (None, or a tuple of Nones):
+    NumPy then returns a scalar for a 0-d result."""
+    return out is None or (type(out) is tuple and all(o is None for o in out))
+
+
+def scalar_operand(x, nin):
+    """The only input of a unary op, a Python int, float or complex, is for
+    NumPy the array np.asarray makes of it (int64, float64, complex128; an
+    int beyond int64 uint64 or object: NumPy's object loop), cast into the
+    loop like any array; the inputs of other ops stay weak (NEP 50)."""
+    if nin == 1 and type(x) in _WEAK_DEFAULTS:
+        return np.asarray(x)
+    return x
+
+
+def resolution_type(x):
+    """What NumPy's resolution sees of an operand: the Python scalar type
+    for int/float/complex (weak, NEP 50), else the dtype."""
+    t = type(x)
+    if t is int or t is float or t is complex:
+        return t
+    if t is bool:
+        return np.dtype(np.bool_)
+    return x.dtype
+
+
+def check_logical_ints(op, inputs):
+    """NumPy's logical loops take a Python int as a C long, whatever the loop."""
+    if op.name in _FORCE_CAST_TO_BOOL:
+        for x in inputs:
+            if type(x) is int and not -2 ** 63 <= x < 2 ** 63:
+                raise OverflowError("Python int too large to convert to C long")
+
+
+Resolution = namedtuple("Resolution", "loop_in loop_out signature discards_imaginary")
+_FORCE_CAST_TO_BOOL = frozenset(["logical_and", "logical_or", "logical_xor"])
+
+
+def resolve_loop(op, ufunc, in_types, out_dtypes, dtype, casting, inputs=None, masked=False):
+    """NumPy's loop for these operand types (`in_types` from resolution_type,
+    `out_dtypes` None where out= is not given) under `casting`, with NumPy's
+    exceptions in NumPy's order (input casts, Python ints that the loop dtype
+    cannot hold -- when `inputs` are given --, output casts); a loop on
+    Python objects is refused with a TypeError.  `masked`: a where= mask
+    is given (NumPy then reads a complex out= into a real loop: a warning)."""
+    nin, nout = op.nin, op.nout
+    casting = normalize_casting(casting)
+    comparing = op.name in COMPARISON_CONSTANTS
+    if comparing and all(t is int for t in in_types):
+        # NumPy compares Python ints in its int64 loop (out-of-range ones by
+        # their one answer); resolve_dtypes alone would name the object loop
+        in_types = (_WEAK_DEFAULTS[int],) * nin
+    to_bool = op.name in _FORCE_CAST_TO_BOOL     # NumPy's logical loops read truth values
+    kwargs = {}
+    if dtype is not None:
+        kwargs["signature"] = (None,) * nin + (np.dtype(dtype),) * nout
+    weak = [t for t in in_types if t in _WEAK_DEFAULTS]
+    if inputs is not None and casting not in ("unsafe", "equiv") and int in in_types:
+        # NumPy converts Python ints into the loop dtype before it checks
+        # the input casts: the loop first, then the ints
+        found = ufunc.resolve_dtypes(tuple(in_types) + (None,) * nout, casting="unsafe",
+                                     **kwargs)
+        _check_ints(op, inputs, found[:nin])
+    if casting == "equiv" and weak:
+        # NOTE: NumPy's resolve_dtypes crashes on a Python scalar type under
+        # 'equiv' (it formats an error with the scalar it was not given).
+        # 'no' is 'equiv' for native dtypes; a Python scalar whose loop dtype
+        # is not its default one is then NumPy's TypeError under 'equiv'.
+        native = tuple(t.newbyteorder("=") if isinstance(t, np.dtype) else t for t in in_types)
+        resolved = ufunc.resolve_dtypes(native + (None,) * nout, casting="no", **kwargs)
+        for t, loop in zip(in_types, resolved[:nin]):
+            if (t in _WEAK_DEFAULTS and loop != _WEAK_DEFAULTS[t] and loop.kind != "O"
+                    and not to_bool and not (t is int and inputs is not None
+                                             and compares_ints(op.name, inputs))):
+                raise TypeError("cannot cast Python %s to %s under the casting rule 'equiv'"
+                                % (t.__name__, loop))
+    else:
+        resolved = ufunc.resolve_dtypes(tuple(in_types) + (None,) * nout, casting=casting,
+                                        **kwargs)
+    loop_in, loop_out = tuple(resolved[:nin]), tuple(resolved[nin:])
+    if inputs is not None:
+        _check_ints(op, inputs, loop_in)
+    for i, to in enumerate(out_dtypes):
+        if to is not None and not np.can_cast(loop_out[i], to, casting):
+            if isinstance(ufunc, np.ufunc):
+                raise _exceptions._UFuncOutputCastingError(ufunc, casting, loop_out[i], to, i)
+            raise TypeError("Cannot cast ufunc '%s' output from %r to %r with casting rule %r"
+                            % (op.name, loop_out[i], to, casting))
+    if any(d.kind == "O" for d in resolved):
+        raise TypeError(OBJECT_LOOP % op.name)
+    try:
+        signature = ("".join(_CHAR_OF[d] for d in loop_in) + "->"
+                     + "".join(_CHAR_OF[d] for d in loop_out))
+    except KeyError:
+        raise TypeError("titer has no %s loop for %s" % (op.name, resolved)) from None
+    # A cast of complex values to a real type other than bool (a truth test)
+    # warns; with a where= mask NumPy also reads out= into the loop dtype.
+    discards = any((t.kind == "c" if isinstance(t, np.dtype) else t is complex)
+                   and loop.kind not in "cb" for t, loop in zip(in_types, loop_in)) or any(
+        to is not None and ((loop.kind == "c" and to.kind not in "cb")
+                            or (masked and to.kind == "c" and loop.kind not in "cb"))
+        for to, loop in zip(out_dtypes, loop_out))
+    return Resolution(loop_in, loop_out, signature, discards)
+
+
+def compares_ints(name, inputs):
+    """A comparison of a Python int with an integer (a Python int, an
+    integer array or scalar, not bool): NumPy takes any int there, one out
+    of the other's range giving one answer (COMPARISON_CONSTANTS)."""
+    if name not in COMPARISON_CONSTANTS:
+        return False
+    kinds = [("int" if type(x) is int else getattr(getattr(x, "dtype", None), "kind", None))
+             for x in inputs]
+    return "int" in kinds and all(k in ("int", "i", "u") for k in kinds)
+
+
+def _check_ints(op, inputs, loop_in):
+    """The Python ints among the inputs fit their loop dtypes (NumPy's
+    OverflowError), but in a comparison of integers."""
+    check_logical_ints(op, inputs)
+    if compares_ints(op.name, inputs):
+        return
+    for x, loop in zip(inputs, loop_in):
+        if type(x) is int:
+            check_python_int(x, loop)
+
+
+def warn_discarded_imaginary(stacklevel):
+    import warnings
+    warnings.warn("Casting complex values to real discards the imaginary part",
+                  np.exceptions.ComplexWarning, stacklevel=stacklevel + 1)
+
+
+def comparison_constant(name, value, position):
+    """The one answer of comparing an integer array with a Python int it
+    cannot hold; position 0 means the int is on the left."""
+    below, above = COMPARISON_CONSTANTS[name]
+    array_below = value > 0             # the int is above the dtype's range
+    if position == 0:                   # int OP array: mirror the question
+        array_below = not array_below
+    return below if array_below else above
+
+
+def check_python_int(value, dt):
+    """NumPy's OverflowError for a Python int the loop dtype cannot hold."""
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        if not info.min <= value <= info.max:
+            raise OverflowError("Python integer %d out of bounds for %s" % (value, dt))
+
+
+def as_result(result):
+    """NumPy's return value for an output it allocated: a 0-d array becomes
+    a NumPy scalar."""
+    if isinstance(result, np.ndarray) and result.ndim == 0 and type(result) is np.ndarray:
+        return result[()]
+    return result
+
+
+def as_results(name, out, results):
+    """What a ufunc call returns: its outputs, each one it allocated 0-d
+    turned into a NumPy scalar (np.where, not a ufunc, returns arrays)."""
+    if name == "where":
+        return results
+    if type(results) is tuple:
+        outs = out if type(out) is tuple else (None,) * len(results)
+        return tuple([as_result(r) if o is None else r for r, o in zip(results, outs)])
+    return as_result(results) if allocates(out) else results
+
+
+# --- reductions ----------------------------------------------------------------
+
+def normalize_axes(axis, ndim):
+    """axis= of a reduction as a tuple of distinct non-negative axes, with
+    NumPy's errors (a list is not a valid axis)."""
+    if axis is None:
+        return tuple(range(ndim))
+    items = axis if isinstance(axis, tuple) else (axis,)
+    axes = []
+    for a in items:
+        a = _index(a)
+        if not -ndim <= a < ndim:
+            raise np.exceptions.AxisError(a, ndim)
+        a = a % ndim
+        if a in axes:
+            raise ValueError("duplicate value in 'axis'")
+        axes.append(a)
+    return tuple(axes)
+
+
+def _index(a):
+    import operator
+    try:
+        return operator.index(a)
+    except TypeError:
+        raise TypeError("'%s' object cannot be interpreted as an integer"
+                        % type(a).__name__) from None
+
+
+def scan_axis(axis, ndim):
+    """accumulate's one axis."""
+    if ndim == 0:
+        raise TypeError("cannot accumulate on a scalar")
+    if axis is None or isinstance(axis, (tuple, list)):
+        raise TypeError("accumulate takes one integer axis, got %r" % (axis,))
+    return normalize_axes(axis, ndim)[0]
+
+
+def check_reorder(op, axes):
+    if op.name not in _ops.REORDERABLE and len(axes) > 1:
+        raise ValueError("reduction operation '%s' is not reorderable, so at most one axis "
+                         "may be specified" % op.name)
+
+
+def reduction_loop_dtype(ufunc, x_dtype, dtype, out_dtype):
+    """np.<op>.reduce's loop dtype: dtype=, else out's, else NumPy's default
+    (add/multiply on small ints -> the platform int)."""
+    native = x_dtype.newbyteorder("=")
+    if dtype is not None:
+        resolved = ufunc.resolve_dtypes((None, native, None), signature=(np.dtype(dtype), None,
+                                                                          None),
+                                        reduction=True, casting="unsafe")
+    else:
+        first = out_dtype.newbyteorder("=") if out_dtype is not None else None
+        resolved = ufunc.resolve_dtypes((first, native, None), reduction=True, casting="unsafe")
+    if resolved[2].kind == "O":
+        raise TypeError(OBJECT_LOOP % ufunc.__name__ + ".reduce")
+    return resolved[2]
+
+
+def reduction_shape(shape, axes, keepdims):
+    if keepdims:
+        return tuple(1 if d in axes else n for d, n in enumerate(shape))
+    return tuple(n for d, n in enumerate(shape) if d not in axes)
+
+
+def keep_order_dims(strides):
+    """The dims from slowest to fastest in an input's stride order: NumPy's
+    order='K' for a reduction's or scan's output."""
+    return sorted(range(len(strides)), key=lambda d: -abs(strides[d]))
+
+
+def mean_dtypes(x_dtype, dtype, out_given):
+    """numpy.mean's (sum dtype, whether the result goes back to float16)."""
+    if dtype is None:
+        if x_dtype.kind in "biu":
+            return np.dtype(np.float64), False
+        if x_dtype.kind == "f" and x_dtype.itemsize == 2:
+            return np.dtype(np.float32), not out_given
+    return dtype, False
