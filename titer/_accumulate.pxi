@@ -39,11 +39,7 @@ def accumulate(name, x, axis=0, dtype=None, out=None):
     cdef int codes[2]
     cdef int k, bits
     dtype_code(xa.dtype)
-    if xa.ndim == 0:
-        raise TypeError("cannot accumulate on a scalar")
-    if axis is None or isinstance(axis, (tuple, list)):
-        raise TypeError("accumulate takes one integer axis, got %r" % (axis,))
-    ax = _normalize_axes(axis, xa.ndim)[0]
+    ax = _frontend.scan_axis(axis, xa.ndim)
     if out is not None:
         if isinstance(out, tuple):
             if len(out) != 1:
@@ -58,10 +54,16 @@ def accumulate(name, x, axis=0, dtype=None, out=None):
         if not out.flags.writeable:
             raise ValueError("output array is read-only")
     T = _loop_dtype(entry, xa.dtype, dtype, out)
+    if _frontend.reduction_discards_imaginary(xa.dtype, T, out.dtype if out is not None
+                                              else None):
+        _frontend.warn_discarded_imaginary(2)
     exact_alias = (out is not None and out.dtype == xa.dtype
                    and cnp.PyArray_DATA(<cnp.ndarray>out) == cnp.PyArray_DATA(<cnp.ndarray>xa)
                    and out.strides == xa.strides)
-    direct = (out is not None and _usable_as_is(out, T)
+    # a loop that can stop with an error (integer powers) scans into a
+    # temporary, so out= is untouched when it does
+    loop_may_fail = entry.name == "power" and T.kind == "i"
+    direct = (out is not None and _usable_as_is(out, T) and not loop_may_fail
               and (exact_alias or not np.may_share_memory(out, xa)))
     res = out if direct else _keep_order_empty(xa.shape, xa, T)
     if xa.size == 0:
@@ -110,6 +112,7 @@ def accumulate(name, x, axis=0, dtype=None, out=None):
         s.nout *= plan.shape[k]
     with nogil:
         bits = titer_scan_run(&s, requested_threads(), _grain_size)
+    _raise_loop_error()
     bits = fpe_bits(bits)
     if entry.name in _QUIET_INVALID:
         bits &= ~8

@@ -28,6 +28,11 @@ TARGET = os.path.join(HERE, "src", "titer_reduce_generated.h")
 # float16 sums and products accumulate in float and round once, as NumPy's
 # HALF_add / HALF_multiply reduce loops do.
 HALF_IN_FLOAT = {"add": "a + b", "multiply": "a * b"}
+# NumPy's reduce and accumulate loops multiply complex numbers with separate
+# products and sums (its contiguous elementwise loop fuses them: titer_cmul).
+UNFUSED_COMB = {("multiply", "F"): "titer_cmake(a.re * b.re - a.im * b.im, "
+                                   "a.re * b.im + a.im * b.re)"}
+UNFUSED_COMB[("multiply", "D")] = UNFUSED_COMB[("multiply", "F")]
 # Ops whose reduction value does not depend on the order of combination.
 ORDER_FREE = ("maximum", "minimum", "fmax", "fmin")
 
@@ -114,11 +119,11 @@ static void {N}_load_out(void *acc, const char *x) {{ *({A} *)acc = {LOADO}; }}
 static void {N}_store1(char *out, const void *acc) {{ *({O} *)out = {N}_store(*(const {A} *)acc); }}
 
 /* Rows [i0, i1) of the reduced space, each w elements at byte stride es,
- * reduced per element: TITER_RED_LEAF rows in order, then a binary-counter
+ * reduced per element: leaf_rows rows in order, then a binary-counter
  * cascade (pairwise tree) over those leaves.  Buffers move between cascade
  * levels by pointer, never by copy.  scratch: (1 + TITER_RED_LEVELS) * w. */
 static void {N}_outer(const char *base, int64_t es, int64_t w, const titer_rdims *rd,
-                      int64_t i0, int64_t i1, void *acc_, void *scratch) {{
+                      int64_t i0, int64_t i1, int64_t leaf_rows, void *acc_, void *scratch) {{
     {A} *slot[TITER_RED_LEVELS];
     {A} *leaf = ({A} *)scratch;
     {A} *acc = ({A} *)acc_;
@@ -129,7 +134,7 @@ static void {N}_outer(const char *base, int64_t es, int64_t w, const titer_rdims
     int64_t i = i0;
     for (int level = 0; level < TITER_RED_LEVELS; level++) slot[level] = leaf + (int64_t)(level + 1) * w;
     while (i < i1) {{
-        int64_t m = i1 - i < TITER_RED_LEAF ? i1 - i : TITER_RED_LEAF;
+        int64_t m = i1 - i < leaf_rows ? i1 - i : leaf_rows;
         for (int64_t t = 0; t < m; t++) {{
             if (contig) {{
                 const {T} *x = (const {T} *)row;
@@ -185,7 +190,8 @@ static void {N}_scan(char *out, int64_t os, const char *in, int64_t is, int64_t 
     {T} r = *(const {T} *)in;
     *({T} *)out = r;
     for (int64_t i = 1; i < n; i++) {{
-        r = {K}(r, *(const {T} *)(in + i * is));
+        {T} a = r, b = *(const {T} *)(in + i * is);
+        r = {SCOMB};
         *({T} *)(out + i * os) = r;
     }}
 }}"""
@@ -384,13 +390,14 @@ def emit_kit(op, sig):
         a, load, comb, store = ("float", "titer_h2f(v)", HALF_IN_FLOAT[op.name],
                                 "titer_f2h(a)")
     else:
-        a, load, comb, store = t, "v", "%s(a, b)" % kernel, "a"
+        a, load, comb, store = t, "v", UNFUSED_COMB.get((op.name, char), "%s(a, b)" % kernel), "a"
     numeric = order_shows(op, char)
     nacc, vectors = kit_shape(op, sig)
     size = np.dtype(char).itemsize
     fields = leaf_fields(kit_name(op, sig), nacc, numeric)
     fields.update(T=t, A=a, O=t, LOAD=load, COMB=comb, STORE=store, K=kernel,
                   LOADO="%s_load(*(const %s *)x)" % (fields["N"], t))
+    fields["SCOMB"] = UNFUSED_COMB.get((op.name, char), kernel + "(a, b)")
     fields["SCAN"] = SCAN_TEMPLATE.format(**fields)
     if not vectors:
         return KIT_TEMPLATE.format(**fields)

@@ -29,6 +29,17 @@ cdef enum:
 _COMPARISON_CONSTANTS = _frontend.COMPARISON_CONSTANTS
 
 
+cdef int _raise_loop_error() except -1:
+    """The Python error a nogil loop flagged (titer_loop_error), cleared."""
+    global titer_loop_error
+    cdef int error = titer_loop_error
+    if error:
+        titer_loop_error = 0
+        exc_type, message = _LOOP_ERRORS[error]
+        raise exc_type(message)
+    return 0
+
+
 cdef class OpEntry:
     """One op of the op table, with its loops keyed by signature."""
     cdef readonly str name
@@ -374,11 +385,7 @@ cdef int _build_and_run(OpEntry op, list arrays, Resolved res, titer_loop1d loop
         warnings.warn("Casting complex values to real discards the imaginary part",
                       np.exceptions.ComplexWarning, stacklevel=3)
     flag_bits = run_plan(run)
-    if titer_loop_error:
-        error = titer_loop_error
-        titer_loop_error = 0
-        exc_type, message = _LOOP_ERRORS[error]
-        raise exc_type(message)
+    _raise_loop_error()
     if flag_bits:
         _report_fpe(fpe_bits(flag_bits), op.name)
     return 0

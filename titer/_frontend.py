@@ -320,11 +320,14 @@ def as_results(name, out, results):
 
 # --- reductions ----------------------------------------------------------------
 
-def normalize_axes(axis, ndim):
+def normalize_axes(axis, ndim, zero_d_int=True):
     """axis= of a reduction as a tuple of distinct non-negative axes, with
-    NumPy's errors (a list is not a valid axis)."""
+    NumPy's errors (a list is not a valid axis).  A ufunc reduction of a
+    0-d array takes the integer axis 0 or -1 as no axis (`zero_d_int`)."""
     if axis is None:
         return tuple(range(ndim))
+    if ndim == 0 and zero_d_int and not isinstance(axis, tuple) and _index(axis) in (0, -1):
+        return ()
     items = axis if isinstance(axis, tuple) else (axis,)
     axes = []
     for a in items:
@@ -348,12 +351,34 @@ def _index(a):
 
 
 def scan_axis(axis, ndim):
-    """accumulate's one axis."""
-    if ndim == 0:
+    """accumulate's one axis: an int, a 1-tuple, or None for a 1-d array."""
+    if ndim == 0 and not isinstance(axis, tuple):
         raise TypeError("cannot accumulate on a scalar")
-    if axis is None or isinstance(axis, (tuple, list)):
-        raise TypeError("accumulate takes one integer axis, got %r" % (axis,))
-    return normalize_axes(axis, ndim)[0]
+    if axis is None:
+        if ndim > 1:
+            raise ValueError("accumulate does not allow multiple axes")
+        return 0
+    axes = normalize_axes(axis, ndim, False)
+    if len(axes) != 1:
+        raise ValueError("accumulate does not allow multiple axes")
+    return axes[0]
+
+
+def initial_value(value, T):
+    """initial= as a 0-d array of the loop dtype, converted by NumPy's
+    assignment rules (NEP 50's OverflowError for a Python int, a sequence
+    refused)."""
+    converted = np.empty((), T)
+    converted[()] = value
+    return converted
+
+
+def reduction_discards_imaginary(x_dtype, T, out_dtype):
+    """A reduction casts complex values to a real type other than bool (a
+    complex out= too: NumPy reads it into the loop dtype)."""
+    return (x_dtype.kind == "c" and T.kind not in "cb") or (
+        out_dtype is not None and (T.kind == "c") != (out_dtype.kind == "c")
+        and (T.kind if out_dtype.kind == "c" else out_dtype.kind) not in "cb")
 
 
 def check_reorder(op, axes):
@@ -376,6 +401,18 @@ def reduction_loop_dtype(ufunc, x_dtype, dtype, out_dtype):
     if resolved[2].kind == "O":
         raise TypeError(OBJECT_LOOP % ufunc.__name__ + ".reduce")
     return resolved[2]
+
+
+def folds_in_order(name, T):
+    """NumPy reduces in a left fold, element after element in its iteration
+    order, unless the op is reorderable and the order cannot change a bit:
+    integer and bool loops, real max/min-like ops, and the float sums
+    (NumPy's pairwise summation, which titer's kits reproduce)."""
+    if name not in _ops.REORDERABLE:
+        return True
+    if T.kind == "c":           # which NaN a complex max/min returns depends on it
+        return name != "add"
+    return T.kind == "f" and name not in ("add", "maximum", "minimum", "fmax", "fmin")
 
 
 def reduction_shape(shape, axes, keepdims):

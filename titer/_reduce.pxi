@@ -28,6 +28,7 @@ cdef extern from "titer_reduce.h" nogil:
         int64_t nout
         int has_init
         int ordered
+        int outer_in_order
         char init[16]
     ctypedef struct titer_kit_entry:
         const char *op
@@ -38,7 +39,6 @@ cdef extern from "titer_reduce.h" nogil:
 
 cdef dict _KITS = {}               # (op name, type char) -> kit address
 cdef dict _WIDE_KITS = {}          # (op name, input char, output char) -> kit address
-cdef dict _REORDERABLE = {}        # op name -> bool
 # NumPy's comparison-based reductions raise no "invalid" for NaN.
 _QUIET_INVALID = frozenset(["maximum", "minimum", "fmax", "fmin"])
 
@@ -70,57 +70,20 @@ cdef OpEntry _reduce_entry(name):
     return entry
 
 
-cdef bint _reorderable(OpEntry entry) except -1:
-    """NumPy's verdict (a one-element probe, result unused): may the
-    reduction run in any order and over several axes?"""
-    cached = _REORDERABLE.get(entry.name)
-    if cached is None:
-        try:
-            entry.ufunc.reduce(np.ones((1, 1), entry.types[0][0]), axis=(0, 1))
-            cached = True
-        except ValueError:
-            cached = False
-        except Exception:       # no loop for the probe: reduce will refuse anyway
-            cached = True
-        _REORDERABLE[entry.name] = cached
-    return cached
-
-
 def _identity_of(OpEntry entry):
     spec = _ops.OPS_BY_NAME.get(entry.name)
     identity = spec.identity if spec is not None else None
     return entry.ufunc.identity if identity is None else identity
 
 
-def _normalize_axes(axis, int ndim):
-    if axis is None:
-        return tuple(range(ndim))
-    items = axis if isinstance(axis, (tuple, list)) else (axis,)
-    axes = []
-    for a in items:
-        a = operator.index(a)
-        if not -ndim <= a < ndim:
-            raise np.exceptions.AxisError(a, ndim)
-        a = a % ndim
-        if a in axes:
-            raise ValueError("duplicate value in 'axis'")
-        axes.append(a)
-    return tuple(axes)
+_normalize_axes = _frontend.normalize_axes
 
 
 def _loop_dtype(OpEntry entry, x_dtype, dtype, out):
-    """np.<op>.reduce's loop dtype: dtype=, else out's, else NumPy's default
-    (add/multiply on small ints -> the platform int)."""
-    native = x_dtype.newbyteorder("=")
-    if dtype is not None:
-        resolved = entry.ufunc.resolve_dtypes((None, native, None),
-                                              signature=(np.dtype(dtype), None, None),
-                                              reduction=True, casting="unsafe")
-    else:
-        first = out.dtype.newbyteorder("=") if out is not None else None
-        resolved = entry.ufunc.resolve_dtypes((first, native, None), reduction=True,
-                                              casting="unsafe")
-    T = DTYPES[dtype_code(<cnp.dtype>resolved[2])]
+    """The front end's loop dtype for np.<op>.reduce, with titer's kit for it."""
+    resolved = _frontend.reduction_loop_dtype(entry.ufunc, x_dtype, dtype,
+                                              out.dtype if out is not None else None)
+    T = DTYPES[dtype_code(<cnp.dtype>resolved)]
     if (entry.name, T.char) not in _KITS:
         raise TypeError("titer has no %s reduction loop for %s" % (entry.name, T))
     return T
@@ -137,7 +100,7 @@ def _keep_order_empty(shape, x, T):
     nd = len(shape)
     if nd <= 1:
         return np.empty(shape, T)
-    order = sorted(range(nd), key=lambda d: -abs(x.strides[d]))
+    order = _frontend.keep_order_dims(x.strides)
     base = np.empty([shape[d] for d in order], T)
     inverse = [0] * nd
     for k, d in enumerate(order):
@@ -211,11 +174,8 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
     dtype_code(xa.dtype)
     xin = None
     ndim = xa.ndim
+    masked = not (where is True)
     axes = _normalize_axes(axis, ndim)
-    ordered = not _reorderable(entry)
-    if ordered and len(axes) > 1:
-        raise ValueError("reduction operation '%s' is not reorderable, so at most one axis "
-                         "may be specified" % entry.name)
     if out is not None:
         if isinstance(out, tuple):
             if len(out) != 1:
@@ -225,6 +185,7 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
             raise TypeError("output must be an array")
         dtype_code(out.dtype)
     T = _loop_dtype(entry, xa.dtype, dtype, out)
+    _frontend.check_reorder(entry.spec, axes)
     keep_shape = tuple(1 if d in axes else xa.shape[d] for d in range(ndim))
     result_shape = keep_shape if keepdims else tuple(xa.shape[d] for d in range(ndim)
                                                      if d not in axes)
@@ -234,6 +195,8 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
                              " found %s but expected %s" % (entry.name, out.shape, result_shape))
         if not out.flags.writeable:
             raise ValueError("output array is read-only")
+    if masked:                  # NumPy: after the loop and out=, before initial=
+        mask = np.broadcast_to(np.asarray(where, dtype=bool), xa.shape)
     nred = 1
     for d in axes:
         nred *= xa.shape[d]
@@ -244,7 +207,6 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
     init_value = initial if initial is not np._NoValue else identity
     if initial is None:         # NumPy: start from the first element
         init_value = None
-    masked = not (where is True)
     if masked and init_value is None:
         raise ValueError("reduction operation '%s' does not have an identity, so to use a "
                          "where mask one has to specify 'initial'" % entry.name)
@@ -254,19 +216,27 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
 
     # the output in the loop dtype, keepdims-shaped
     direct = (out is not None and _usable_as_is(out, T)
+              and not (entry.name == "power" and T.kind == "i")    # may raise: see accumulate
               and not np.may_share_memory(out, xa))
     if direct:
         outk = out if keepdims else np.expand_dims(out, axes)
     else:
         outk = _keep_order_empty(keep_shape, xa, T)
-    init_arr = _scalar_bytes(init_value, T) if init_value is not None else None
+    if initial is not np._NoValue and initial is not None:
+        init_arr = _frontend.initial_value(initial, T)
+    else:
+        init_arr = _scalar_bytes(init_value, T) if init_value is not None else None
+    if _frontend.reduction_discards_imaginary(xa.dtype, T, out.dtype if out is not None
+                                              else None):
+        _frontend.warn_discarded_imaginary(3)
 
     if nout > 0 and nred == 0:
         copy_into(outk, init_arr)
+    elif nout > 0 and masked and identity is None and entry.name not in _ABSORBING:
+        _masked_left_fold(entry.name, xa, mask, axes, init_arr, outk, T)
     elif nout > 0:
         xin, in_dtype, kit = _kit_and_input(entry, xa, T, not masked)
         if masked:
-            mask = np.broadcast_to(np.asarray(where, dtype=bool), xa.shape)
             if xin is xa:
                 xin = _keep_order_empty(xa.shape, xa, T)
                 copy_into(xin, xa)
@@ -289,12 +259,14 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
         st.is_scalar[0] = st.is_scalar[1] = False
         build_plan(&plan, st, &flags, 1)
         _fill_reduction(&r, &plan, <uintptr_t>kit)
-        r.ordered = ordered
+        r.ordered = _frontend.folds_in_order(entry.name, T)
+        r.outer_in_order = T.kind in "fc"       # NumPy adds float rows in order
         r.has_init = init_arr is not None
         if r.has_init:
             r.kit.load_out(r.init, <const char *>cnp.PyArray_DATA(init_arr))
         with nogil:
             bits = titer_reduce_run(&r, requested_threads(), _grain_size)
+        _raise_loop_error()
         if bits < 0:
             raise MemoryError()
         bits = fpe_bits(bits)
@@ -310,6 +282,25 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
             _report_fpe(fpe_bits(copy_into(out, result)), "cast")
         return out
     return result
+
+
+# Ops without an identity whose result a repeat of the initial value does
+# not change: masked-out elements may hold it.
+_ABSORBING = frozenset(["maximum", "minimum", "fmax", "fmin"])
+
+
+def _masked_left_fold(name, xa, mask, axes, init_arr, outk, T):
+    """A where= reduction of an op without an identity (initial= given):
+    NumPy's left fold over the selected elements of the one axis, a step
+    per position along it, each step titer's masked loop."""
+    copy_into(outk, init_arr)
+    steps = xa.shape[axes[0]] if axes else 1
+    index = [slice(None)] * xa.ndim
+    for k in range(steps):
+        if axes:
+            index[axes[0]] = slice(k, k + 1)
+        elementwise(name, outk, outk, xa[tuple(index)], dtype=T, casting="unsafe",
+                    where=mask[tuple(index)])
 
 
 cdef int _fill_reduction(titer_reduction *r, const Plan *p, uintptr_t kit) except -1:
@@ -438,14 +429,8 @@ def mean_(x, axis=None, dtype=None, out=None, keepdims=_NO_VALUE, *, where=_NO_V
     if _is_device(x):
         return _cuda_entry("reduce", "mean")(x, axis, dtype, out, keepdims, where)
     xa = x if cnp.PyArray_Check(x) else np.asarray(x)
-    axes = _normalize_axes(axis, xa.ndim)
-    half_result = False
-    if dtype is None:
-        if xa.dtype.kind in "biu":
-            dtype = np.float64
-        elif xa.dtype.kind == "f" and xa.dtype.itemsize == 2:
-            dtype = np.float32
-            half_result = out is None
+    axes = _normalize_axes(axis, xa.ndim, where is not True)    # NumPy's mean: see normalize_axes
+    dtype, half_result = _frontend.mean_dtypes(xa.dtype, dtype, out is not None)
     if where is True:
         count = 1
         for d in axes:

@@ -60,7 +60,7 @@ typedef struct {
     void (*combine)(void *a, const void *b);                            /* a = a op b */
     void (*combine_vec)(void *a, const void *b, int64_t w);
     void (*outer)(const char *base, int64_t es, int64_t w, const titer_rdims *rd,
-                  int64_t i0, int64_t i1, void *acc, void *scratch);
+                  int64_t i0, int64_t i1, int64_t leaf_rows, void *acc, void *scratch);
     void (*load)(void *acc, const char *x);          /* from the input type */
     void (*load_out)(void *acc, const char *x);      /* from the output type (initial values) */
     void (*store)(char *out, const void *acc);       /* to the output type */
@@ -140,7 +140,9 @@ typedef struct {
     int64_t kout[TITER_RED_MAXDIMS];     /* kept dims, output strides */
     int64_t nred, nout;
     int has_init;
-    int ordered;                         /* not reorderable: in-order left fold */
+    int ordered;                         /* NumPy's in-order left fold (see _frontend.folds_in_order) */
+    int outer_in_order;                  /* an outer layout adds rows in order (NumPy's
+                                            elementwise row loop): no chunks, one leaf */
     char init[TITER_ACC_MAX];            /* combined first: identity or initial */
 } titer_reduction;
 
@@ -314,7 +316,7 @@ static void titer_inner_outputs(const titer_reduction *r, const titer_leaves *g,
 
 /* -- outer layout: tiles of outputs, chunks of rows ------------------------- */
 
-typedef struct { int64_t k0, w, per_line, ntiles, nchunks; } titer_tiles;
+typedef struct { int64_t k0, w, per_line, ntiles, nchunks, chunk_rows, leaf_rows; } titer_tiles;
 
 static inline titer_tiles titer_outer_tiles(const titer_reduction *r, int nthreads) {
     titer_tiles t;
@@ -322,10 +324,17 @@ static inline titer_tiles titer_outer_tiles(const titer_reduction *r, int nthrea
     /* whole lines where they fit: row segments of a few KB defeat the
      * prefetcher; threads split chunks of rows instead (mode 2) */
     t.w = titer_min64(t.k0, TITER_RED_TILE_BYTES / r->kit->acc_size);
-    (void)nthreads;
+    if (r->outer_in_order && nthreads > 1 && r->nout / t.k0 < 4 * nthreads) {
+        /* rows cannot be split: threads split the line into tiles of >= 4 KB */
+        int64_t narrow = (t.k0 + 4 * nthreads - 1) / (4 * nthreads);
+        int64_t least = 4096 / r->kit->acc_size;
+        t.w = titer_min64(t.w, narrow > least ? narrow : least);
+    }
     t.per_line = (t.k0 + t.w - 1) / t.w;
     t.ntiles = t.per_line * (r->nout / t.k0);
-    t.nchunks = (r->nred + TITER_RED_CHUNK - 1) / TITER_RED_CHUNK;
+    t.chunk_rows = r->outer_in_order ? (r->nred > 0 ? r->nred : 1) : TITER_RED_CHUNK;
+    t.leaf_rows = r->outer_in_order ? INT64_MAX : TITER_RED_LEAF;
+    t.nchunks = (r->nred + t.chunk_rows - 1) / t.chunk_rows;
     return t;
 }
 
@@ -343,9 +352,9 @@ static void titer_outer_chunk(const titer_reduction *r, const titer_tiles *t, in
     const char *in;
     char *out;
     int64_t w = titer_tile_at(r, t, tile, &in, &out);
-    int64_t i0 = chunk * TITER_RED_CHUNK;
+    int64_t i0 = chunk * t->chunk_rows;
     r->kit->outer(in, r->kd.stride[0], w, &r->rd, i0,
-                  titer_min64(i0 + TITER_RED_CHUNK, r->nred), acc, scratch);
+                  titer_min64(i0 + t->chunk_rows, r->nred), t->leaf_rows, acc, scratch);
 }
 
 static int titer_levels_for(int64_t n) {
@@ -415,16 +424,26 @@ static void titer_outer_tiles_run(const titer_reduction *r, const titer_tiles *t
 static void titer_fold_outputs(const titer_reduction *r, int64_t j0, int64_t j1) {
     char acc[TITER_ACC_MAX];
     int64_t s = r->rd.stride[0], n = r->rd.shape[0];
+    int64_t rows = r->nred / n;         /* the slower reduced dims, in the plan's order */
     for (int64_t j = j0; j < j1; j++) {
         int64_t in_off, out_off;
         titer_red_kept(r, 0, j, &in_off, &out_off);
-        const char *p = r->in + in_off;
-        if (r->has_init) {
-            memcpy(acc, r->init, (size_t)r->kit->acc_size);
-            r->kit->fold(p, s, n, acc);
-        } else {
-            r->kit->load(acc, p);
-            r->kit->fold(p + s, s, n - 1, acc);
+        for (int64_t row = 0; row < rows; row++) {
+            int64_t off = in_off, k = row;
+            for (int d = 1; d < r->rd.ndim; d++) {
+                off += (k % r->rd.shape[d]) * r->rd.stride[d];
+                k /= r->rd.shape[d];
+            }
+            const char *p = r->in + off;
+            if (row > 0) {
+                r->kit->fold(p, s, n, acc);
+            } else if (r->has_init) {
+                memcpy(acc, r->init, (size_t)r->kit->acc_size);
+                r->kit->fold(p, s, n, acc);
+            } else {
+                r->kit->load(acc, p);
+                r->kit->fold(p + s, s, n - 1, acc);
+            }
         }
         r->kit->store(r->out + out_off, acc);
     }
@@ -456,7 +475,11 @@ static void titer_fold_outputs(const titer_reduction *r, int64_t j0, int64_t j1)
     }
 
 static inline int titer_reduce_is_outer(const titer_reduction *r) {
-    return !r->ordered && r->kd.ndim >= 1 && r->kd.shape[0] >= 4
+    /* an in-order fold with an initial value starts from it: the per-output
+     * fold; an in-order outer layout is one whatever its width (NumPy's
+     * iterator hands its elementwise loop rows of the fastest kept dim) */
+    if (r->ordered && (r->has_init || !r->outer_in_order)) return 0;
+    return r->kd.ndim >= 1 && (r->kd.shape[0] >= 4 || r->outer_in_order)
            && titer_abs64(r->kd.stride[0]) < titer_abs64(r->rd.stride[0]);
 }
 
@@ -524,7 +547,7 @@ static int titer_reduce_run(const titer_reduction *r, int nthreads, int64_t grai
     int status = 0;
     feclearexcept(TITER_FPE_MASK);
     if ((double)r->nred * (double)r->nout < (double)grain) nthreads = 1;
-    if (r->ordered) {
+    if (r->ordered && !titer_reduce_is_outer(r)) {
         titer_team_open(&team, nthreads, r->nout);
         TITER_TEAM_FOR(&team, r->nout, j0, j1, titer_fold_outputs(r, j0, j1))
     } else if (titer_reduce_is_outer(r)) {
