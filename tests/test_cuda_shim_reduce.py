@@ -17,7 +17,7 @@ import titer
 from oracle import (NEAR_ONE_OPS, ORDER_FREE, assert_reduction, host_backend,
                     numpy_reduce, small_values as values)
 from titer import _ops
-from titer.cuda import dispatch, host, plan
+from titer.cuda import host, launcher, plan
 from titer.cuda import copy as dcopy
 from titer.cuda import reduce as dreduce
 
@@ -37,7 +37,7 @@ def be():
 @pytest.fixture
 def routed(be, monkeypatch):
     """titer's public entry points, with the host backend as 'the GPU'."""
-    monkeypatch.setattr(dispatch, "default_backend", lambda: be)
+    monkeypatch.setattr(launcher, "default_backend", lambda: be)
     return be
 
 
@@ -74,7 +74,7 @@ def test_every_reduction_signature(be, name):
     (oracle.assert_reduction says how close)."""
     rng = np.random.default_rng(len(name))
     ufunc = getattr(np, name)
-    ordered = not dreduce._reorderable(_ops.OPS_BY_NAME[name], ufunc)
+    ordered = name not in _ops.REORDERABLE
     checked = 0
     for sig in reducible(name):
         char = sig[0]
@@ -494,8 +494,8 @@ def test_full_reductions_of_new_shapes_skip_the_iterator(be, monkeypatch):
     monkeypatch.setattr(be, "plan_cache", {})          # counts start from nothing
     rng = np.random.default_rng(12)
     built = []
-    real = dreduce._run_reduction
-    monkeypatch.setattr(dreduce, "_run_reduction",
+    real = launcher.run_reduction
+    monkeypatch.setattr(launcher, "run_reduction",
                         lambda *a, **k: built.append(1) or real(*a, **k))
     cases = [("add", "i", {}), ("maximum", "f", {}), ("multiply", "d", {"initial": 2.0}),
              ("logical_or", "?", {"keepdims": True}), ("add", "b", {"dtype": np.int64}),
