@@ -222,6 +222,36 @@ def test_reduce_errors(be):
         dreduce.reduce("add", x, 0, where=np.ones((3, 4), bool), backend=be)
 
 
+def _raised(call):
+    try:
+        call()
+    except Exception as exc:
+        return type(exc), str(exc)
+    return None
+
+
+@pytest.mark.parametrize("call", [
+    lambda r, x: r("add", x, [0]),                  # a list is no axis (NumPy's TypeError)
+    lambda r, x: r("add", x, 1.0),
+    lambda r, x: r("add", x, (0, 0)),
+    lambda r, x: r("add", x, 2),
+    lambda r, x: r("subtract", x, (0, 1)),
+    lambda r, x: r("subtract", x, None),
+    lambda r, x: r("hypot", x, None, dtype=np.int8),
+])
+def test_reduction_arguments_as_numpy(be, call):
+    """The front end's axis and loop rules: NumPy's exception classes (and
+    messages but for AxisError's wording)."""
+    x = np.ones((2, 3))
+    want = _raised(lambda: call(lambda n, a, axis, **kw: getattr(np, n).reduce(a, axis, **kw),
+                                x))
+    got = _raised(lambda: call(lambda n, a, axis, **kw: dreduce.reduce(n, H(a), axis,
+                                                                        backend=be, **kw), x))
+    assert want is not None and got is not None and got[0] is want[0], (got, want)
+    if want[0] is not np.exceptions.AxisError:
+        assert got[1] == want[1]
+
+
 @pytest.mark.parametrize("name", ["add", "multiply", "maximum", "subtract", "logical_or"])
 def test_accumulate(be, name):
     rng = np.random.default_rng(6)
