@@ -13,7 +13,7 @@ import timeit
 import numpy as np
 
 import titer
-from titer.cuda import dispatch, host
+from titer.cuda import device, host, launcher
 
 
 class NullBackend:
@@ -21,7 +21,7 @@ class NullBackend:
     launches are recorded nowhere and run nothing."""
 
     def __init__(self, cache=True):
-        self.manifest = dispatch.manifest()
+        self.manifest = device.manifest()
         self.plan_cache = {} if cache else None
 
     def device_of(self, x):
@@ -64,7 +64,7 @@ def main():
     print("device calls' backend replaced by one that launches nothing.\n")
     print("| call | planned every time | plan cache |")
     print("| --- | ---: | ---: |")
-    saved = dispatch.default_backend
+    saved = launcher.default_backend
     try:
         for label, call in [
                 ("add, 1 element, out=", lambda: titer.elementwise("add", out, one, one)),
@@ -75,11 +75,11 @@ def main():
                 ("sum of all, a new length every call", sum_new_length)]:
             times = []
             for backend in (NullBackend(cache=False), NullBackend()):
-                dispatch.default_backend = lambda: backend
+                launcher.default_backend = lambda: backend
                 times.append(per_call(call) * 1e6)
             print("| %s | %.1f us | %.1f us |" % (label, times[0], times[1]))
     finally:
-        dispatch.default_backend = saved
+        launcher.default_backend = saved
 
 
 if __name__ == "__main__":

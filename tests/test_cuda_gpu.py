@@ -14,7 +14,7 @@ pytestmark = pytest.mark.skipif(not _gpu_available(), reason="no CUDA GPU / CuPy
 
 if _gpu_available():
     import cupy as cp
-    from titer.cuda import dispatch
+    from titer.cuda import device, dispatch
 
 # Transcendental functions: CUDA's libdevice vs the CPU's libm, a few ULP.
 EXACT_KINDS = set("?bBhHiIlL")
@@ -41,14 +41,14 @@ def check(name, got, want):
 
 
 def _manifest_ops():
-    m = dispatch.manifest() if _gpu_available() else {"ops": {}}
+    m = device.manifest() if _gpu_available() else {"ops": {}}
     return sorted(n for n, e in m["ops"].items() if e["kernels"])
 
 
 @pytest.mark.parametrize("name", _manifest_ops() or ["add"])
 def test_every_kernel_signature(name):
     rng = np.random.default_rng(0)
-    for sig in dispatch.manifest()["ops"][name]["kernels"]:
+    for sig in device.manifest()["ops"][name]["kernels"]:
         ins = sig.split("->")[0]
         host = [values(c, (33, 17), rng) for c in ins]
         if name in ("left_shift", "right_shift", "ldexp", "power"):

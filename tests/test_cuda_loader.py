@@ -11,7 +11,7 @@ import types
 import numpy as np
 import pytest
 
-from titer.cuda import dispatch, host, plan
+from titer.cuda import device, dispatch, host, plan
 
 
 class DriverError(Exception):
@@ -117,7 +117,7 @@ def fake(monkeypatch, request, tmp_path):
     mod = importlib.import_module("titer.cuda._cupy")
     # a fatbin per module, as a build with a GPU driver ships (the stand-in
     # RawModule never reads it); a build without one ships only the .cu
-    for name in os.listdir(dispatch.KERNEL_DIR):
+    for name in os.listdir(device.KERNEL_DIR):
         if name.endswith(".cu"):
             (tmp_path / (name[:-3] + ".fatbin")).write_bytes(b"")
     monkeypatch.setattr(mod, "KERNEL_DIR", str(tmp_path))
@@ -215,12 +215,11 @@ def test_cupy_arrays_keyed_by_their_attributes(fake, monkeypatch):
     interface dict) and agrees with the interface's key; a repeated call
     replays its plan; a 0-size output gets memory to carry its strides."""
     cupy, mod = fake
-    from titer.cuda import plan_cache
     be = mod.CupyBackend()
     a = be.empty((4, 8), np.dtype(np.float32), (4, 16), {0})     # column-major
     a.a[...] = np.arange(32, dtype=np.float32).reshape(8, 4).T
     part, ptr = be.array_key(a)
-    assert (part, ptr) == plan_cache.interface_key(a, be.device_of)
+    assert (part, ptr) == device.interface_key(a, be.device_of)
     assert part == (np.dtype(np.float32), (4, 8), (4, 16), ptr & 15, 0)
     first = dispatch.elementwise("add", None, a, a, backend=be)
     assert len(be.plan_cache) == 1

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 import background
-from titer.cuda import build, dispatch
+from titer.cuda import build, device
 
 
 def find_nvrtc():
@@ -105,4 +105,4 @@ def test_every_module_compiles_under_nvrtc():
             stem = build.kernel_stem(name, sig)
             assert any(e.startswith(stem + "_") for e in entries[name]), (name, sig)
     assert any(e.startswith("titer_copy_") for e in entries[build.COPY_MODULE])
-    assert dispatch.KERNEL_DIR == build.KERNEL_DIR
+    assert device.KERNEL_DIR == build.KERNEL_DIR

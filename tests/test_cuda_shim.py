@@ -359,6 +359,80 @@ def test_errors_match_cpu(be):
         dispatch.elementwise("add", None, H(a), backend=be)
 
 
+def _outcome(call):
+    """What a call does: ("raises", class, message), or ("returns", the
+    values, the warnings' classes)."""
+    with warnings.catch_warnings(record=True) as caught, np.errstate(all="ignore"):
+        warnings.simplefilter("always")
+        try:
+            res = call()
+        except Exception as exc:
+            return "raises", type(exc), str(exc)
+    res = res if isinstance(res, tuple) else (res,)
+    values = [np.asarray(r.a if isinstance(r, host.HostArray) else r) for r in res]
+    return "returns", [(v.dtype, v.tolist()) for v in values], [w.category for w in caught]
+
+
+# (name, out, inputs, keywords): the front end's cases, where NumPy's answer
+# depends on a Python scalar's value or on the keywords
+_FRONT_END_CASES = [
+    ("add", None, (np.arange(3, dtype=np.int8), 300), {}),
+    ("add", None, (np.arange(3, dtype=np.uint8), -1), {}),
+    ("add", None, (np.arange(3, dtype=np.int8), 300), {"casting": "unsafe"}),
+    ("add", None, (np.arange(3, dtype=np.int8), 300), {"casting": "equiv"}),
+    ("add", None, (np.arange(3.0), 1), {"casting": "equiv"}),
+    ("add", None, (np.arange(3.0), 1.5), {"casting": "no"}),
+    ("less", None, (np.arange(3, dtype=np.int8), 300), {}),
+    ("greater_equal", None, (-2 ** 70, np.arange(3, dtype=np.uint16)), {}),
+    ("equal", None, (np.arange(3, dtype=np.int8), 2 ** 70), {"casting": "equiv"}),
+    ("less", None, (np.arange(3.0), 2 ** 70), {}),
+    ("logical_and", None, (np.arange(3.0), 2 ** 70), {}),
+    ("add", np.zeros(3, np.int32), (np.arange(3, dtype=np.int32), 1.5), {}),
+    ("add", np.zeros(3, np.float32), (np.arange(3.0), 1j), {"casting": "unsafe"}),
+    ("add", None, (np.arange(3, dtype=np.complex64), 1), {"dtype": np.float32,
+                                                         "casting": "unsafe"}),
+    ("add", np.zeros(3, np.complex64), (np.arange(3.0), 1.0),
+     {"where": np.array([True, False, True])}),
+    ("add", np.zeros(3), (np.arange(3, dtype=np.complex128), 1), {
+        "where": np.array([True, False, True]), "casting": "unsafe"}),
+    ("add", np.zeros(3), (np.arange(3.0), 1.0), {"where": np.True_, "order": "F"}),
+    ("add", np.zeros(3), (np.arange(3.0), 1.0), {"where": False}),
+    ("add", np.zeros(3), (np.arange(4.0), 1.0), {"where": False}),
+    ("negative", np.zeros(3, np.int16), (300,), {"casting": "unsafe"}),
+    ("negative", np.zeros(3), (2 ** 64,), {}),
+    ("sqrt", np.zeros(3, np.float32), (4,), {}),
+    ("add", None, (np.arange(3.0), 1.0), {"order": "Z"}),
+    ("add", None, (np.arange(3.0), 1.0), {"order": 5}),
+    ("add", None, (np.arange(3.0), 1.0), {"casting": "sometimes"}),
+    ("divmod", np.zeros(3), (np.arange(3.0), 2.0), {}),
+    ("divmod", (np.zeros(3),), (np.arange(3.0), 2.0), {}),
+    ("power", None, (np.arange(3), -1), {}),
+    ("add", None, (np.arange(3.0), np.float32(2.5)), {}),
+]
+
+
+@pytest.mark.parametrize("case", range(len(_FRONT_END_CASES)))
+def test_front_end_cases_match_cpu(be, case):
+    """The same exception (class and message) or the same values and
+    warnings on both sides: both take them from titer/_frontend.py."""
+    name, out, inputs, kw = _FRONT_END_CASES[case]
+
+    def fresh(x):
+        return tuple(fresh(o) for o in x) if isinstance(x, tuple) else (
+            x.copy() if isinstance(x, np.ndarray) else x)
+
+    def device(x):
+        return tuple(device(o) for o in x) if isinstance(x, tuple) else (
+            H(x) if isinstance(x, np.ndarray) else x)
+
+    want = _outcome(lambda: titer.elementwise(name, fresh(out), *inputs, **kw))
+    gpu_kw = dict(kw, where=device(kw["where"])) if "where" in kw else kw
+    got = _outcome(lambda: dispatch.elementwise(name, device(fresh(out)),
+                                                *[device(x) for x in inputs], backend=be,
+                                                **gpu_kw))
+    assert got == want
+
+
 def test_complex_views_at_natural_alignment(be):
     """complex128 needs only 8-byte alignment: a view 8 bytes off a 16-byte
     boundary must not take a 16-byte vector access."""

@@ -17,7 +17,7 @@ import titer
 from oracle import (NEAR_ONE_OPS, ORDER_FREE, assert_reduction, host_backend,
                     numpy_reduce, small_values as values)
 from titer import _ops
-from titer.cuda import dispatch, host, plan
+from titer.cuda import host, launcher, plan
 from titer.cuda import copy as dcopy
 from titer.cuda import reduce as dreduce
 
@@ -37,7 +37,7 @@ def be():
 @pytest.fixture
 def routed(be, monkeypatch):
     """titer's public entry points, with the host backend as 'the GPU'."""
-    monkeypatch.setattr(dispatch, "default_backend", lambda: be)
+    monkeypatch.setattr(launcher, "default_backend", lambda: be)
     return be
 
 
@@ -74,7 +74,7 @@ def test_every_reduction_signature(be, name):
     (oracle.assert_reduction says how close)."""
     rng = np.random.default_rng(len(name))
     ufunc = getattr(np, name)
-    ordered = not dreduce._reorderable(_ops.OPS_BY_NAME[name], ufunc)
+    ordered = name not in _ops.REORDERABLE
     checked = 0
     for sig in reducible(name):
         char = sig[0]
@@ -220,6 +220,36 @@ def test_reduce_errors(be):
         dreduce.reduce("add", x, 0, out=np.zeros(4, np.float32), backend=be)
     with pytest.raises(TypeError, match="where= must be a device array"):
         dreduce.reduce("add", x, 0, where=np.ones((3, 4), bool), backend=be)
+
+
+def _raised(call):
+    try:
+        call()
+    except Exception as exc:
+        return type(exc), str(exc)
+    return None
+
+
+@pytest.mark.parametrize("call", [
+    lambda r, x: r("add", x, [0]),                  # a list is no axis (NumPy's TypeError)
+    lambda r, x: r("add", x, 1.0),
+    lambda r, x: r("add", x, (0, 0)),
+    lambda r, x: r("add", x, 2),
+    lambda r, x: r("subtract", x, (0, 1)),
+    lambda r, x: r("subtract", x, None),
+    lambda r, x: r("hypot", x, None, dtype=np.int8),
+])
+def test_reduction_arguments_as_numpy(be, call):
+    """The front end's axis and loop rules: NumPy's exception classes (and
+    messages but for AxisError's wording)."""
+    x = np.ones((2, 3))
+    want = _raised(lambda: call(lambda n, a, axis, **kw: getattr(np, n).reduce(a, axis, **kw),
+                                x))
+    got = _raised(lambda: call(lambda n, a, axis, **kw: dreduce.reduce(n, H(a), axis,
+                                                                        backend=be, **kw), x))
+    assert want is not None and got is not None and got[0] is want[0], (got, want)
+    if want[0] is not np.exceptions.AxisError:
+        assert got[1] == want[1]
 
 
 @pytest.mark.parametrize("name", ["add", "multiply", "maximum", "subtract", "logical_or"])
@@ -494,8 +524,8 @@ def test_full_reductions_of_new_shapes_skip_the_iterator(be, monkeypatch):
     monkeypatch.setattr(be, "plan_cache", {})          # counts start from nothing
     rng = np.random.default_rng(12)
     built = []
-    real = dreduce._run_reduction
-    monkeypatch.setattr(dreduce, "_run_reduction",
+    real = launcher.run_reduction
+    monkeypatch.setattr(launcher, "run_reduction",
                         lambda *a, **k: built.append(1) or real(*a, **k))
     cases = [("add", "i", {}), ("maximum", "f", {}), ("multiply", "d", {"initial": 2.0}),
              ("logical_or", "?", {"keepdims": True}), ("add", "b", {"dtype": np.int64}),

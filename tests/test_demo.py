@@ -11,7 +11,7 @@ import pytest
 
 from oracle import host_backend
 from titer import _demo, _demo_gpu
-from titer.cuda import dispatch, host
+from titer.cuda import host, launcher
 
 SMALL_CASES = [c for c in _demo.CASES if c.id in ("tiny", "strided", "mixed-dtype",
                                                    "channels-last")]
@@ -72,7 +72,7 @@ def fake_cupy():
 def test_gpu_table_through_the_host_shim(monkeypatch, capsys):
     """Each case on 'device' arrays goes through titer.elementwise's CuPy
     hand-off to titer's kernels and is checked against numpy.add."""
-    monkeypatch.setattr(dispatch, "default_backend", host_backend)
+    monkeypatch.setattr(launcher, "default_backend", host_backend)
     monkeypatch.setattr(_demo_gpu, "gpu", fake_cupy)
     assert _demo_gpu.main(small=True, repeat=1, cases=SMALL_CASES) == 0
     text = capsys.readouterr().out
@@ -97,7 +97,7 @@ def test_device_inputs_keep_the_case_layouts():
 
 
 def test_gpu_table_reports_a_wrong_result(monkeypatch, capsys):
-    monkeypatch.setattr(dispatch, "default_backend", host_backend)
+    monkeypatch.setattr(launcher, "default_backend", host_backend)
     monkeypatch.setattr(_demo_gpu, "gpu", fake_cupy)
     real = _demo_gpu.elementwise
 

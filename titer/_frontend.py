@@ -435,3 +435,57 @@ def mean_dtypes(x_dtype, dtype, out_given):
         if x_dtype.kind == "f" and x_dtype.itemsize == 2:
             return np.dtype(np.float32), not out_given
     return dtype, False
+
+
+# --- added for the CUDA executors ---
+# NumPy's rules for a reduction's out= and starting value, which the CPU
+# path (_reduce.pxi, _accumulate.pxi) still spells out inline.
+
+def reduction_out(out, is_array):
+    """out= of a reduction or a scan: None or one array (NumPy takes a
+    1-tuple too); `is_array(x)` says whether x is an array of the
+    executor's kind."""
+    if isinstance(out, tuple):
+        if len(out) != 1:
+            raise ValueError("The 'out' tuple must have exactly one entry")
+        out = out[0]
+    if out is not None and not is_array(out):
+        raise TypeError("output must be an array")
+    return out
+
+
+def check_reduction_out(name, shape, expected, writeable):
+    """out= of np.<name>.reduce has the result's shape and can be written."""
+    if tuple(shape) != tuple(expected):
+        raise ValueError("output parameter for reduction operation %s has the wrong shape: "
+                         "found %s but expected %s" % (name, tuple(shape), tuple(expected)))
+    _check_writeable(writeable)
+
+
+def check_scan_out(shape, x_shape, writeable):
+    """out= of np.<name>.accumulate has the input's shape and can be written."""
+    if tuple(shape) != tuple(x_shape):
+        raise ValueError("accumulate output shape %s does not match the input shape %s"
+                         % (tuple(shape), tuple(x_shape)))
+    _check_writeable(writeable)
+
+
+def _check_writeable(writeable):
+    if not writeable:
+        raise ValueError("output array is read-only")
+
+
+def reduction_start(op, ufunc, initial, masked, nred):
+    """(the op's identity or None, the value the reduction starts from --
+    initial=, else the identity; None: from the first element), with
+    NumPy's errors for a where= mask or an empty reduction without one.
+    `nred`: how many elements reduce into each output."""
+    identity = op.identity if op.identity is not None else ufunc.identity
+    start = identity if initial is np._NoValue else initial
+    if masked and start is None:
+        raise ValueError("reduction operation '%s' does not have an identity, so to use a "
+                         "where mask one has to specify 'initial'" % op.name)
+    if nred == 0 and start is None:
+        raise ValueError("zero-size array to reduction operation %s which has no identity"
+                         % op.name)
+    return identity, start

@@ -3,26 +3,34 @@
 ``titer.elementwise`` hands operands that carry ``__cuda_array_interface__``
 to ``titer.cuda.dispatch.elementwise``; ``titer.reduce`` and friends to
 ``titer.cuda.reduce``; ``titer.copy`` / ``ascontiguous`` / ``empty_like`` to
-``titer.cuda.copy``.  Pieces:
+``titer.cuda.copy``.  The modules import only downward, in this order
+(tests/test_cuda_layers.py checks it):
 
 * ``build.py``       kernels generated from the op table (the CPU loops'
                      expressions, unchanged, over ``titer_scalar.cuh``), nvcc
                      fatbins at build time, ``kernels/manifest.json`` listing
                      what has kernels and what was left out and why;
-* ``titer_kernels.cuh``  OffsetCalculator with IntDivider fast divmod,
-                     vectorized / unrolled / load-store-with-cast kernels;
-* ``titer_reduce.cuh``   reductions (lanes per output, fixed-order block
-                     trees, split blocks + an ordered final pass) and scans;
+                     ``titer_kernels.cuh`` (OffsetCalculator with IntDivider
+                     fast divmod, vectorized / unrolled / load-store-with-cast
+                     kernels), ``titer_reduce.cuh`` (reductions: lanes per
+                     output, fixed-order block trees, split blocks + an
+                     ordered final pass; scans);
 * ``plan.py``        host-side math: magic numbers, 32-bit splitting, kernel
                      choice, launch configuration, the by-value parameters;
-* ``dispatch.py``    NumPy's semantics (dtype resolution, casting, output
-                     layout from titer's CPU iterator), then the launches;
-* ``reduce.py``, ``copy.py``  the same for reductions / scans / mean and
-                     copies / layouts;
+* ``device.py``      device arrays' metadata (``DeviceInfo``), stand-ins for
+                     titer's CPU iterator, the operand checks, the manifest;
+* ``_cupy.py``       the CuPy backend: ``cupy.RawModule`` loading, memoized
+                     per device, with the NVRTC fallback;
+* ``launcher.py``    the default backend (CuPy's, imported at first use) and
+                     the reduction launches the layers above share;
 * ``plan_cache.py``  a repeated layout re-addresses recorded launches;
-* ``_cupy.py``       ``cupy.RawModule`` loading, memoized per device, with the
-                     NVRTC fallback; ``host.py`` + ``host_shim.h`` run the same
-                     kernels on the CPU for the tests.
+* ``copy.py`` -> ``dispatch.py`` -> ``reduce.py``  the executors: copies /
+                     layouts, elementwise, reductions / scans / mean.  NumPy's
+                     semantics (dtype resolution, casting, the argument
+                     checks and their errors) come from ``titer/_frontend.py``,
+                     as on the CPU; the output layout from titer's CPU iterator.
+
+``host.py`` + ``host_shim.h`` run the same kernels on the CPU for the tests.
 
 Importing titer (or this package) never imports CuPy or touches CUDA.
 """

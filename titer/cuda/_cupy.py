@@ -1,7 +1,8 @@
 """The CuPy backend: kernels loaded with cupy.RawModule, memoized per device.
 
-Imported only when a CuPy array reaches titer.elementwise; importing titer
-never imports this module, CuPy or CUDA."""
+Imported only when a CuPy array reaches titer (``launcher.default_backend``);
+importing titer never imports this module, CuPy or CUDA.  Imports ``build``,
+``plan`` and ``device`` of this package: no executor."""
 import ctypes
 import os
 import threading
@@ -9,10 +10,9 @@ import threading
 import cupy
 import numpy as np
 
-from .build import NVRTC_OPTIONS, inlined_source
+from .build import KERNEL_DIR, NVRTC_OPTIONS, inlined_source
+from .device import interface_key
 from .plan import PARAMS_DTYPE, RPARAMS_DTYPE, byte_span
-from .dispatch import KERNEL_DIR
-from .plan_cache import interface_key
 
 _ndarray = cupy.ndarray
 

@@ -5,28 +5,30 @@ dtype whose cast variant loads any source dtype (LoadWithCast), so a dtype
 conversion is one pass with no converted copy.  The layouts (broadcasting,
 dim order, coalescing, memory formats) come from titer's CPU iterator and
 layout helpers run on zero-size stand-ins, as in ``dispatch.elementwise``.
-"""
-import warnings
 
+The first executor: imports ``device``, ``plan`` and ``launcher``;
+``dispatch.py`` and ``reduce.py`` use its ``copy_view`` / ``clone`` /
+``preserve_order``.
+"""
 import numpy as np
 
-from .. import _core
-from . import dispatch, plan as _plan
-from .dispatch import (DeviceInfo, dtype_code,
-                       is_device_array, manifest, stand_in)
+from .. import _core, _frontend
+from . import launcher
+from . import plan as _plan
+from .device import (DeviceInfo, backend_manifest, check_not_numpy, dtype_code,
+                     is_device_array, one_device, stand_in, writeable)
+from .launcher import allocate
 from .plan import contiguous_strides
-
-_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
 
 
 def copy_view(backend, dst, src, devices=None):
-    """Write src (a DeviceInfo, or a NumPy scalar of dst's dtype) into dst (a
-    DeviceInfo), broadcasting; no checks: the callers made them."""
-    from .._core import IterConfig
+    """Write src (a DeviceInfo, or a scalar: converted as plan.kernel_scalar
+    converts) into dst (a DeviceInfo), broadcasting; no checks: the callers
+    made them."""
     if _plan.numel(dst.shape) == 0:
         return
     scalar = not isinstance(src, DeviceInfo)
-    cfg = (IterConfig().resize_outputs(False).check_all_same_dtype(False)
+    cfg = (_core.IterConfig().resize_outputs(False).check_all_same_dtype(False)
            .check_mem_overlap(False))
     cfg.add_output(stand_in(dst.shape, dst.strides, dst.dtype))
     cfg.add_input(np.zeros((), dst.dtype) if scalar
@@ -37,7 +39,7 @@ def copy_view(backend, dst, src, devices=None):
     piece = _plan.Piece(tuple(it.shape), (tuple(it.strides(0)), tuple(it.strides(1))), (0, 0))
     code = dtype_code(dst.dtype)
     if scalar:
-        scalar_bytes = [None, np.asarray(src, dst.dtype).tobytes()]
+        scalar_bytes = [None, _plan.kernel_scalar(src, dst.dtype)]
         mem_codes, bases = [code, code], [dst.ptr, 0]
     else:
         scalar_bytes = [None, None]
@@ -48,80 +50,65 @@ def copy_view(backend, dst, src, devices=None):
         backend.launch(backend_manifest(backend)["copy"]["module"], launch, device)
 
 
-def backend_manifest(backend):
-    return getattr(backend, "manifest", None) or manifest()
-
-
-def allocate(backend, shape, dtype, strides, devices):
-    arr = backend.empty(tuple(shape), np.dtype(dtype), tuple(strides), devices)
-    return arr, DeviceInfo(arr)
-
-
 def copy(dst, src, casting="same_kind", backend=None):
     """``numpy.copyto(dst, src, casting)`` with a device dst: src (a device
     array or a scalar) broadcast into dst, converted in titer's cast kernel."""
     if not is_device_array(dst):
         raise TypeError("copy: dst must be an array, got %s" % type(dst).__name__)
-    if isinstance(src, np.ndarray):
-        raise TypeError("titer.copy: cannot mix NumPy arrays and device (CuPy) arrays; "
-                        "move them to one side first (cupy.asarray / cupy.asnumpy)")
-    if casting not in _CASTINGS:
-        raise ValueError("casting must be one of 'no', 'equiv', 'safe', 'same_kind', or "
-                         "'unsafe'")
-    backend = backend or dispatch.default_backend()
+    check_not_numpy("titer.copy", (src,))
+    backend = backend or launcher.default_backend()
     d = DeviceInfo(dst)
     dtype_code(d.dtype)
-    if getattr(getattr(dst, "flags", None), "writeable", True) is False:
+    if not writeable(dst):
         raise ValueError("copy: dst is read-only")
-    weak = type(src) in (bool, int, float, complex)
-    if weak:
-        s = _core._weak_scalar(src, d.dtype, casting)       # the CPU path's checks
-        src_shape, src_dtype = (), s.dtype
-    elif isinstance(src, np.generic):
-        src_shape, src_dtype = (), src.dtype
-        s = src
-    elif is_device_array(src):
-        s = DeviceInfo(src)
-        src_shape, src_dtype = s.shape, s.dtype
-    else:
-        raise TypeError("copy: unsupported source type %s with a device dst"
-                        % type(src).__name__)
-    dtype_code(src_dtype)
-    if not weak and not np.can_cast(src_dtype, d.dtype, casting):
-        raise TypeError("Cannot cast array data from %r to %r according to the rule %r"
-                        % (src_dtype, d.dtype, casting))
-    try:
-        shape = np.broadcast_shapes(src_shape, d.shape)
-    except ValueError:
-        shape = None
-    if shape != d.shape:
-        raise ValueError("could not broadcast input array from shape %s into shape %s"
-                         % (_core._shape_str(src_shape), _core._shape_str(d.shape)))
+    s = _source(src, d.dtype, _frontend.normalize_casting(casting))
+    _check_broadcast(s.shape, d.shape)
     if d.internal_overlap():
         raise ValueError("copy: dst has internal overlap (a stride-0 or overlapping "
                          "dimension); it cannot be written element by element")
     devices = {backend.device_of(dst)}
-    if not isinstance(s, DeviceInfo):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
-            value = np.asarray(s).astype(d.dtype)      # the one scalar conversion
-        if src_dtype.kind == "c" and d.dtype.kind not in "cb":
-            warnings.warn("Casting complex values to real discards the imaginary part",
-                          np.exceptions.ComplexWarning, stacklevel=2)
-        copy_view(backend, d, value, devices)
+    if isinstance(s, DeviceInfo):
+        devices.add(backend.device_of(src))
+        one_device("titer.copy", devices)
+    if _plan.numel(d.shape) == 0 or (isinstance(s, DeviceInfo) and s.same_view(d)):
         return dst
-    devices.add(backend.device_of(src))
-    if len(devices) > 1:
-        raise ValueError("titer.copy: dst and src are on different devices %s" % sorted(devices))
-    if _plan.numel(d.shape) == 0 or s.same_view(d):
-        return dst
-    if s.overlaps(d):
-        s = clone(backend, s, devices)       # as if src were copied first (NumPy's rule)
     if s.dtype.kind == "c" and d.dtype.kind not in "cb":
-        warnings.warn("Casting complex values to real discards the imaginary part",
-                      np.exceptions.ComplexWarning, stacklevel=2)
+        _frontend.warn_discarded_imaginary(stacklevel=2)
+    if isinstance(s, DeviceInfo) and s.overlaps(d):
+        s = clone(backend, s, devices)       # as if src were copied first (NumPy's rule)
     copy_view(backend, d, s, devices)
     return dst
+
+
+def _source(src, dst_dtype, casting):
+    """src as a copy reads it -- a DeviceInfo, or a NumPy scalar (a Python
+    one as NumPy's copyto reads it: weak) -- with the CPU path's checks."""
+    if type(src) in _frontend.PYTHON_SCALARS:
+        s = _core._weak_scalar(src, dst_dtype, casting)
+        dtype_code(s.dtype)
+        return s
+    if isinstance(src, np.generic):
+        s = src
+    elif is_device_array(src):
+        s = DeviceInfo(src)
+    else:
+        raise TypeError("copy: unsupported source type %s with a device dst"
+                        % type(src).__name__)
+    dtype_code(s.dtype)
+    if not np.can_cast(s.dtype, dst_dtype, casting):
+        raise TypeError("Cannot cast array data from %r to %r according to the rule %r"
+                        % (s.dtype, dst_dtype, casting))
+    return s
+
+
+def _check_broadcast(src_shape, dst_shape):
+    try:
+        shape = np.broadcast_shapes(src_shape, dst_shape)
+    except ValueError:
+        shape = None
+    if shape != dst_shape:
+        raise ValueError("could not broadcast input array from shape %s into shape %s"
+                         % (_core._shape_str(src_shape), _core._shape_str(dst_shape)))
 
 
 def clone(backend, info, devices=None, dtype=None, order=None):
@@ -148,7 +135,7 @@ def preserve_order(info):
 def empty_like(x, memory_format="preserve", dtype=None, backend=None):
     """titer.empty_like for a device array: the same layout rule as the CPU."""
     _core._check_format(memory_format)
-    backend = backend or dispatch.default_backend()
+    backend = backend or launcher.default_backend()
     info = DeviceInfo(x)
     dt = info.dtype if dtype is None else np.dtype(dtype)
     dtype_code(dt)
@@ -165,7 +152,7 @@ def ascontiguous(x, memory_format="contiguous", backend=None):
     """titer.ascontiguous for a device array: x itself when it already has
     the layout, else a copy in it made by titer's kernels."""
     _core._check_format(memory_format)
-    backend = backend or dispatch.default_backend()
+    backend = backend or launcher.default_backend()
     info = DeviceInfo(x)
     dtype_code(info.dtype)
     probe = stand_in(info.shape, info.strides, info.dtype)

@@ -8,7 +8,8 @@ byte strides per operand, outputs first):
   the dim with the largest extent until every piece has 32-bit indices;
 * ``split_dims(...)``: loop the dims beyond TITER_MAX_DIMS on the host;
 * ``choose_kernel`` / ``launch_config`` / ``pack_params``: which kernel, the
-  grid, and the ``titer_params`` bytes the kernel takes by value.
+  grid, and the ``titer_params`` bytes the kernel takes by value
+  (``kernel_scalar``: a scalar operand's bytes in them).
 
 Everything here is exercised in CI without a GPU (tests/test_cuda_host.py,
 and tests/test_cuda_shim.py runs the kernels themselves on the CPU).
@@ -16,6 +17,7 @@ and tests/test_cuda_shim.py runs the kernels themselves on the CPU).
 import functools
 import itertools
 import struct
+import warnings
 from collections import namedtuple
 
 import numpy as np
@@ -203,6 +205,23 @@ def launch_config(kind, n):
     """(grid, block) for n elements."""
     per_block = elements_per_block(kind)
     return ((n + per_block - 1) // per_block, 1, 1), (BLOCK, 1, 1)
+
+
+def kernel_scalar(value, dt):
+    """A scalar operand in the loop dtype, as the kernel reads it by value.
+    A NumPy scalar (or 0-d array) converts as NumPy's casts do; a Python
+    scalar as NumPy reads it into that dtype (the front end has refused the
+    ints it cannot hold).  A complex value in a real loop keeps its real
+    part: the front end warns for that, once per call."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        if isinstance(value, (np.generic, np.ndarray)):
+            arr = np.asarray(value).astype(dt)
+        elif type(value) is complex and dt.kind != "c":
+            arr = np.array(value.real, dtype=dt)
+        else:
+            arr = np.array(value, dtype=dt)
+    return arr.tobytes()
 
 
 def pack_params(piece, addresses, mem_codes, scalar_bytes):

@@ -12,13 +12,17 @@ A call whose array operands share one shape with exactly C-contiguous
 strides (the common case) is also remembered under a dense key without the
 shape: its plan is one dim of numel elements for every such shape, so a
 loop over ever-new lengths replays one plan with the count patched.
+
+Imports ``device``, ``plan`` and ``launcher``; the executors import this.
 """
 from math import copysign
 
 import numpy as np
 
-from .. import _core
-from . import dispatch, plan as _plan
+from .. import _core, _frontend
+from . import plan as _plan
+from .device import interface_key
+from .launcher import check_exponents, launch_reduction
 
 _CACHE_LIMIT = 512
 _SCALAR_TYPES = (bool, int, float, complex)
@@ -27,20 +31,6 @@ _SCALAR_TYPES = (bool, int, float, complex)
 class _CachedCall:
     __slots__ = ("nout", "loop_in", "loop_out", "alloc", "extents", "itemsizes", "launches",
                  "bases", "scalar_slots", "checks_power", "allocated", "overlap_pairs")
-
-
-def interface_key(x, device_of):
-    """(key part, address) of a device array through its CUDA array
-    interface, or (None, None): not a device array.  The part holds dtype,
-    shape, strides, address modulo 16 (the vector width depends on it) and
-    the device."""
-    cai = getattr(x, "__cuda_array_interface__", None)
-    if cai is None or isinstance(x, np.ndarray):
-        return None, None
-    ptr = int(cai["data"][0] or 0)
-    strides = cai.get("strides")
-    return (np.dtype(cai["typestr"]), tuple(cai["shape"]), strides and tuple(strides),
-            ptr & 15, device_of(x)), ptr
 
 
 def array_key_of(backend):
@@ -71,14 +61,14 @@ def _scalar_key(value, dt):
     return value.dtype, value.tobytes(), dt     # a NumPy scalar
 
 
-def scalar_bytes(value, dt):
-    """dispatch._scalar_bytes, memoized: a loop over `x * 2.5` converts 2.5
+def memo_scalar_bytes(value, dt):
+    """plan.kernel_scalar, memoized: a loop over `x * 2.5` converts 2.5
     once.  None when the value does not convert (planning raises)."""
     key = _scalar_key(value, dt)
     b = _SCALAR_BYTES.get(key)
     if b is None:
         try:
-            b = dispatch._scalar_bytes(value, dt)
+            b = _plan.kernel_scalar(value, dt)
         except (OverflowError, TypeError, ValueError):
             return None
         if len(_SCALAR_BYTES) >= _CACHE_LIMIT:
@@ -127,8 +117,9 @@ def _dense_key(head, parts):
     return tuple(dense), shape
 
 
-def replay_elementwise(backend, canonical, nout, outs, inputs, dtype, casting):
+def replay_elementwise(backend, op, outs, inputs, dtype, casting):
     """(result, None) on a cache hit; (None, keys) to plan (and remember)."""
+    canonical, nout = op.name, op.nout
     cache = getattr(backend, "plan_cache", None)
     if cache is None:
         return None, None
@@ -181,12 +172,15 @@ def replay_elementwise(backend, canonical, nout, outs, inputs, dtype, casting):
         return None, None               # planning raises the error
     scalars = {}
     for i, dt in hit.scalar_slots:
-        b = scalar_bytes(operands[i], dt)
+        b = memo_scalar_bytes(operands[i], dt)
         if b is None:
             return None, None           # planning handles (or raises) it
         scalars[i] = b
+    if scalars:                         # an int a logical loop takes as a C long
+        _frontend.check_logical_ints(op, inputs)
     if hit.checks_power:
-        dispatch._check_integer_power(canonical, hit.loop_in, inputs, backend)
+        check_exponents(canonical, hit.loop_in, inputs, backend,
+                        () if device is None else (device,))
     # NumPy's overlap rule (a new output overlaps nothing): an input partially
     # overlapping a given output plans again
     for k, i in hit.overlap_pairs:
@@ -258,10 +252,8 @@ class _CachedReduction:
 _BYTES = np.dtype(np.uint8)
 
 
-def replay_reduction(backend, name, x, axis, dtype, keepdims, initial, launch_reduction):
-    """(result, None) on a hit; (None, keys) to plan and remember.
-    launch_reduction: reduce.launch_reduction (a new length's plan), passed
-    in: importing it here would be circular, and an import per call costs."""
+def replay_reduction(backend, name, x, axis, dtype, keepdims, initial):
+    """(result, None) on a hit; (None, keys) to plan and remember."""
     cache = getattr(backend, "plan_cache", None)
     if cache is None:
         return None, None
