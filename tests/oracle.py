@@ -55,7 +55,8 @@ def value_grid(dtype, shape, seed=0):
 ULP_BOUNDS = {2: 1, 4: 4, 8: 2}
 
 
-def assert_same(actual, expected, context="", zero_sign=True, ulps=False, scale=None):
+def assert_same(actual, expected, context="", zero_sign=True, ulps=False, scale=None,
+                ulp_factor=1):
     """Exact equality: dtype, shape, every value; NaNs where NumPy has NaNs;
     the sign of zero too unless zero_sign is False (maximum/minimum of +0
     and -0, where NumPy's own answer depends on its SIMD path).  With
@@ -78,9 +79,9 @@ def assert_same(actual, expected, context="", zero_sign=True, ulps=False, scale=
             part_scale = np.maximum(np.abs(expected.real), np.abs(expected.imag))
             part_scale = np.where(np.isfinite(part_scale), part_scale, 0).astype(expected.real.dtype)
         assert_same(actual.real.copy(), expected.real.copy(), context + " (real)", zero_sign,
-                    ulps, part_scale)
+                    ulps, part_scale, ulp_factor)
         assert_same(actual.imag.copy(), expected.imag.copy(), context + " (imag)", zero_sign,
-                    ulps, part_scale)
+                    ulps, part_scale, ulp_factor)
         return
     if expected.dtype.kind == "f":
         nan_a, nan_e = np.isnan(actual), np.isnan(expected)
@@ -91,7 +92,8 @@ def assert_same(actual, expected, context="", zero_sign=True, ulps=False, scale=
         if ulps:
             ref = np.abs(expected if scale is None else np.maximum(scale, np.abs(expected)))
             with np.errstate(all="ignore"):
-                tol = ULP_BOUNDS[expected.dtype.itemsize] * np.spacing(ref).astype(np.float64)
+                tol = (ulp_factor * ULP_BOUNDS[expected.dtype.itemsize]
+                       * np.spacing(ref).astype(np.float64))
                 err = np.abs(actual.astype(np.float64) - expected.astype(np.float64))
             close = np.isfinite(expected) & np.isfinite(actual) & (err <= tol)
             differs &= ~close

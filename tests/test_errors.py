@@ -177,3 +177,112 @@ class TestFloatingPointErrors:
         with titer.num_threads(2), np.errstate(divide="raise"):
             with pytest.raises(FloatingPointError):
                 titer.elementwise("divide", None, a, b)
+
+
+# -- issue 22: no crash, NumPy's exception classes, nothing written ----------
+
+def guarded(shape, dtype, fill=7):
+    """A view into a larger buffer (guard bytes before, gaps between rows,
+    guard bytes after) and the buffer, to see that nothing around it moved."""
+    dtype = np.dtype(dtype)
+    raw = np.full(2 * int(np.prod(shape)) * dtype.itemsize + 64, 0xA5, np.uint8)
+    view = np.ndarray((shape[0] * 2,) + tuple(shape[1:]), dtype, buffer=raw, offset=32)[::2]
+    view[...] = fill
+    return view, raw
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_negative_integer_power_leaves_out_and_its_neighbours(threads):
+    out, raw = guarded((64, 3), np.int64)
+    before = raw.copy()
+    base = np.arange(64 * 3, dtype=np.int64).reshape(64, 3)
+    exponent = np.full((64, 3), 2, np.int64)
+    exponent[50, 1] = -1
+    with titer.num_threads(threads), pytest.raises(ValueError, match="negative integer powers"):
+        titer.elementwise("power", out, base, exponent)
+    assert (raw == before).all()
+    acc_out, acc_raw = guarded((64, 3), np.int64)
+    acc_before = acc_raw.copy()
+    with pytest.raises(ValueError, match="negative integer powers"):
+        titer.accumulate("power", exponent, axis=0, out=acc_out)
+    assert (acc_raw == acc_before).all()
+    titer.elementwise("add", None, 1, 2)        # the next call is not hit by a stale flag
+
+
+@pytest.mark.parametrize("call", [
+    lambda o: titer.elementwise("add", o, np.ones((64, 3)), np.ones(4)),            # shape
+    lambda o: titer.elementwise("add", o, np.ones((64, 3)), 1j),                    # casting
+    lambda o: titer.elementwise("add", o, np.ones((64, 3), np.int8), 300),          # overflow
+    lambda o: titer.elementwise("add", o, np.ones((64, 3)), 1, casting="bogus"),
+    lambda o: titer.reduce("add", np.ones((64, 3, 2)), axis=2, out=o, initial=[1, 2]),
+    lambda o: titer.reduce("subtract", np.ones((64, 3, 2)), axis=(0, 2), out=o),
+])
+def test_rejected_calls_write_nothing(call):
+    out, raw = guarded((64, 3), np.float64)
+    before = raw.copy()
+    with pytest.raises((TypeError, ValueError, OverflowError)):
+        call(out)
+    assert (raw == before).all()
+
+
+CRASHED = [   # calls that killed the interpreter (NumPy's resolve_dtypes under 'equiv')
+    ('"add", None, np.arange(3.), 1', ', casting="equiv"'),
+    ('"sqrt", None, 2', ', casting="equiv"'),
+    ('"add", None, 1.5, 2', ', casting="equiv"'),
+    ('"equal", None, 2 ** 70, 1', ''),
+    ('"absolute", None, 2 ** 70', ''),
+]
+
+
+@pytest.mark.parametrize("args,kwargs", CRASHED)
+def test_calls_that_crashed_now_do_what_numpy_does(args, kwargs):
+    """In a child process first (a crash fails the test, not the session),
+    then compared with NumPy: the same result or exception class (NumPy's
+    object loop: titer's TypeError saying so)."""
+    import subprocess
+    import sys
+    code = "import numpy as np, titer\ntry:\n    titer.elementwise(%s%s)\nexcept Exception:\n" \
+           "    pass\n" % (args, kwargs)
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+    name, rest = args.split(", None, ", 1)
+    inputs = eval("(%s,)" % rest)
+    extra = eval("dict(%s)" % kwargs.lstrip(", "))
+    try:
+        want = getattr(np, eval(name))(*inputs, **extra)
+    except Exception as exc:    # noqa: BLE001 -- NumPy's class is the expectation
+        with pytest.raises(type(exc)):
+            titer.elementwise(eval(name), None, *inputs, **extra)
+        return
+    if isinstance(want, np.ndarray) and want.dtype == object or not isinstance(
+            want, (np.ndarray, np.generic)):
+        with pytest.raises(TypeError, match="object"):
+            titer.elementwise(eval(name), None, *inputs, **extra)
+        return
+    got = titer.elementwise(eval(name), None, *inputs, **extra)
+    assert type(got) is type(want) and np.array_equal(got, want)
+
+
+def test_zero_d_results_are_numpy_scalars():
+    for got, want in [(titer.elementwise("add", None, 1.0, 2.0), np.add(1.0, 2.0)),
+                      (titer.elementwise("sin", None, np.asarray(0.5)), np.sin(np.asarray(0.5))),
+                      (titer.elementwise("frexp", None, np.float32(3))[1],
+                       np.frexp(np.float32(3))[1]),
+                      (titer.sum(np.ones(3)), np.sum(np.ones(3)))]:
+        assert type(got) is type(want) and got == want
+    out = np.zeros(())
+    assert titer.elementwise("add", out, 1.0, 2.0) is out       # out= given: the array
+
+
+def test_numpy_exception_classes():
+    with pytest.raises(np._core._exceptions._UFuncOutputCastingError):
+        titer.elementwise("add", np.zeros(3, np.int8), np.ones(3), 1)
+    with pytest.raises(np._core._exceptions._UFuncInputCastingError):
+        titer.elementwise("add", None, np.ones(3, np.int64), 1.0, casting="no")
+    with pytest.raises(np.exceptions.AxisError):
+        titer.sum(np.ones((2, 3)), axis=2)
+    with pytest.raises(TypeError):
+        titer.sum(np.ones((2, 3)), axis=[0, 1])                  # a list is not an axis
+    with pytest.raises(TypeError):
+        titer.elementwise("add", None, np.ones(3), 1, order=1)
+    with pytest.raises(TypeError):
+        titer.elementwise("add", None, np.ones(3), 1, casting=None)

@@ -40,21 +40,12 @@ def accumulate(name, x, axis=0, dtype=None, out=None):
     cdef int k, bits
     dtype_code(xa.dtype)
     ax = _frontend.scan_axis(axis, xa.ndim)
+    out = _frontend.reduction_out(out, _is_ndarray)
     if out is not None:
-        if isinstance(out, tuple):
-            if len(out) != 1:
-                raise ValueError("The 'out' tuple must have exactly one entry")
-            out = out[0]
-        if not cnp.PyArray_Check(out):
-            raise TypeError("output must be an array")
         dtype_code(out.dtype)
-        if out.shape != xa.shape:
-            raise ValueError("accumulate output shape %s does not match the input shape %s"
-                             % (out.shape, xa.shape))
-        if not out.flags.writeable:
-            raise ValueError("output array is read-only")
+        _frontend.check_scan_out(out.shape, xa.shape, out.flags.writeable)
     T = _loop_dtype(entry, xa.dtype, dtype, out)
-    if _frontend.reduction_discards_imaginary(xa.dtype, T, out.dtype if out is not None
+    if _frontend.reduction_discards_imaginary(entry.name, xa.dtype, T, out.dtype if out is not None
                                               else None):
         _frontend.warn_discarded_imaginary(2)
     exact_alias = (out is not None and out.dtype == xa.dtype

@@ -18,7 +18,8 @@ cdef extern from *:
 from . import _duck         # duck arrays (NEP 13, subclasses, Dask): see _duck.py
 from . import _frontend     # NumPy's call semantics, shared with titer.cuda
 
-_LOOP_ERRORS = {1: (ValueError, "Integers to negative integer powers are not allowed.")}
+_LOOP_ERRORS = {1: (ValueError, "Integers to negative integer powers are not allowed."),
+                2: (MemoryError, "titer could not allocate a staging buffer")}
 
 cdef enum:
     KEY_PY_INT = 14            # key codes past the 14 dtype codes
@@ -104,6 +105,8 @@ def _init_ops():
         entry.loops = loops[spec.name]
         entry.masked_loops = masked[spec.name]
         entry.cache = <PlanCache *>calloc(1, sizeof(PlanCache))
+        if entry.cache == NULL:
+            raise MemoryError()
         _OPS_BY_NAME[spec.name] = entry
         assert index < 128, "the resolution cache key holds 7 bits of op index"
         for alias in spec.aliases:
@@ -477,7 +480,7 @@ def _elementwise_general(OpEntry op, out, tuple inputs, dtype, casting, where, o
     for i in range(op.nout):
         o = outs[i]
         if (o.dtype == res.out_dtypes[i] and o.dtype.isnative and o.flags.aligned
-                and o.flags.writeable):
+                and o.flags.writeable and not res.loop_error_possible):
             targets.append(o)
         else:
             targets.append(np.empty(o.shape, dtype=res.out_dtypes[i]))

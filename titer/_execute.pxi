@@ -14,6 +14,12 @@ cdef extern from "titer_generated.h" nogil:
 cdef extern from "<stdlib.h>" nogil:
     void *aligned_alloc(size_t alignment, size_t size)
 
+cdef extern from "titer_scalar.h" nogil:
+    void titer_flag_error(int code)     # raised after the run (_raise_loop_error)
+
+cdef enum:
+    TITER_NO_MEMORY = 2                 # _LOOP_ERRORS: MemoryError
+
 DEF_GRAIN_SIZE = 32768          # ATen's GRAIN_SIZE, in elements
 cdef int64_t _grain_size = DEF_GRAIN_SIZE
 cdef int FPE_MASK = FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID
@@ -203,6 +209,7 @@ cdef void serial_for_each(const Plan *p, int64_t begin, int64_t end) noexcept no
     if p.buffered or p.stream_output:
         buffers = <char *>aligned_alloc(64, nt * 2 * STAGE_BYTES)
         if buffers == NULL:
+            titer_flag_error(TITER_NO_MEMORY)
             return
     for t in range(nt):
         strides[t] = p.op[t].stride[0] if p.ndim >= 1 else 0

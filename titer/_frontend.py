@@ -195,41 +195,28 @@ def resolve_loop(op, ufunc, in_types, out_dtypes, dtype, casting, inputs=None, m
     is given (NumPy then reads a complex out= into a real loop: a warning)."""
     nin, nout = op.nin, op.nout
     casting = normalize_casting(casting)
-    comparing = op.name in COMPARISON_CONSTANTS
-    if comparing and all(t is int for t in in_types):
+    if op.name in COMPARISON_CONSTANTS and all(t is int for t in in_types):
         # NumPy compares Python ints in its int64 loop (out-of-range ones by
         # their one answer); resolve_dtypes alone would name the object loop
         in_types = (_WEAK_DEFAULTS[int],) * nin
-    to_bool = op.name in _FORCE_CAST_TO_BOOL     # NumPy's logical loops read truth values
     kwargs = {}
     if dtype is not None:
         kwargs["signature"] = (None,) * nin + (np.dtype(dtype),) * nout
-    weak = [t for t in in_types if t in _WEAK_DEFAULTS]
-    if inputs is not None and casting not in ("unsafe", "equiv") and int in in_types:
-        # NumPy converts Python ints into the loop dtype before it checks
-        # the input casts: the loop first, then the ints
-        found = ufunc.resolve_dtypes(tuple(in_types) + (None,) * nout, casting="unsafe",
-                                     **kwargs)
-        _check_ints(op, inputs, found[:nin])
-    if casting == "equiv" and weak:
+    full = tuple(in_types) + (None,) * nout
+    if inputs is not None and any(type(x) in _WEAK_DEFAULTS for x in inputs):
+        # NumPy's order: the loop, then each Python scalar into its loop
+        # dtype ('equiv', then the int's range), then the casts of arrays
+        found = ufunc.resolve_dtypes(full, casting="unsafe", **kwargs)
+        _check_scalars(op, inputs, found[:nin], casting)
+    if casting == "equiv" and any(t in _WEAK_DEFAULTS for t in in_types):
         # NOTE: NumPy's resolve_dtypes crashes on a Python scalar type under
-        # 'equiv' (it formats an error with the scalar it was not given).
-        # 'no' is 'equiv' for native dtypes; a Python scalar whose loop dtype
-        # is not its default one is then NumPy's TypeError under 'equiv'.
+        # 'equiv' (it formats an error with the scalar it was not given);
+        # 'no' is 'equiv' for native dtypes, the scalars were checked above
         native = tuple(t.newbyteorder("=") if isinstance(t, np.dtype) else t for t in in_types)
         resolved = ufunc.resolve_dtypes(native + (None,) * nout, casting="no", **kwargs)
-        for t, loop in zip(in_types, resolved[:nin]):
-            if (t in _WEAK_DEFAULTS and loop != _WEAK_DEFAULTS[t] and loop.kind != "O"
-                    and not to_bool and not (t is int and inputs is not None
-                                             and compares_ints(op.name, inputs))):
-                raise TypeError("cannot cast Python %s to %s under the casting rule 'equiv'"
-                                % (t.__name__, loop))
     else:
-        resolved = ufunc.resolve_dtypes(tuple(in_types) + (None,) * nout, casting=casting,
-                                        **kwargs)
+        resolved = ufunc.resolve_dtypes(full, casting=casting, **kwargs)
     loop_in, loop_out = tuple(resolved[:nin]), tuple(resolved[nin:])
-    if inputs is not None:
-        _check_ints(op, inputs, loop_in)
     for i, to in enumerate(out_dtypes):
         if to is not None and not np.can_cast(loop_out[i], to, casting):
             if isinstance(ufunc, np.ufunc):
@@ -264,14 +251,22 @@ def compares_ints(name, inputs):
     return "int" in kinds and all(k in ("int", "i", "u") for k in kinds)
 
 
-def _check_ints(op, inputs, loop_in):
-    """The Python ints among the inputs fit their loop dtypes (NumPy's
-    OverflowError), but in a comparison of integers."""
+def _check_scalars(op, inputs, loop_in, casting):
+    """Each Python scalar into its loop dtype, as NumPy converts it: under
+    'equiv' only into its default dtype (a logical loop reads truth values,
+    a comparison of integers any int), then an int within the dtype's range
+    (NumPy's OverflowError), but in a comparison of integers."""
     check_logical_ints(op, inputs)
-    if compares_ints(op.name, inputs):
-        return
+    int_compare = compares_ints(op.name, inputs)
     for x, loop in zip(inputs, loop_in):
-        if type(x) is int:
+        t = type(x)
+        if t not in _WEAK_DEFAULTS or loop.kind == "O":
+            continue
+        if (casting == "equiv" and loop != _WEAK_DEFAULTS[t]
+                and op.name not in _FORCE_CAST_TO_BOOL and not (t is int and int_compare)):
+            raise TypeError("cannot cast Python %s to %s under the casting rule 'equiv'"
+                            % (t.__name__, loop))
+        if t is int and not int_compare:
             check_python_int(x, loop)
 
 
@@ -373,9 +368,9 @@ def initial_value(value, T):
     return converted
 
 
-def reduction_discards_imaginary(x_dtype, T, out_dtype):
+def reduction_discards_imaginary(name, x_dtype, T, out_dtype):
     """A reduction casts complex values to a real type other than bool (a
-    complex out= too: NumPy reads it into the loop dtype)."""
+    truth test; a complex out= too: NumPy reads it into the loop dtype)."""
     return (x_dtype.kind == "c" and T.kind not in "cb") or (
         out_dtype is not None and (T.kind == "c") != (out_dtype.kind == "c")
         and (T.kind if out_dtype.kind == "c" else out_dtype.kind) not in "cb")
@@ -437,9 +432,7 @@ def mean_dtypes(x_dtype, dtype, out_given):
     return dtype, False
 
 
-# --- added for the CUDA executors ---
-# NumPy's rules for a reduction's out= and starting value, which the CPU
-# path (_reduce.pxi, _accumulate.pxi) still spells out inline.
+# --- reductions: out= and the starting value (both executors) ---
 
 def reduction_out(out, is_array):
     """out= of a reduction or a scan: None or one array (NumPy takes a

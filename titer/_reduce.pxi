@@ -28,7 +28,7 @@ cdef extern from "titer_reduce.h" nogil:
         int64_t nout
         int has_init
         int ordered
-        int outer_in_order
+        int rows_in_order
         char init[16]
     ctypedef struct titer_kit_entry:
         const char *op
@@ -68,12 +68,6 @@ cdef OpEntry _reduce_entry(name):
         raise ValueError("reduce only supported for binary functions (%s has %d inputs, "
                          "%d outputs)" % (entry.name, entry.nin, entry.nout))
     return entry
-
-
-def _identity_of(OpEntry entry):
-    spec = _ops.OPS_BY_NAME.get(entry.name)
-    identity = spec.identity if spec is not None else None
-    return entry.ufunc.identity if identity is None else identity
 
 
 _normalize_axes = _frontend.normalize_axes
@@ -176,25 +170,15 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
     ndim = xa.ndim
     masked = not (where is True)
     axes = _normalize_axes(axis, ndim)
+    out = _frontend.reduction_out(out, _is_ndarray)
     if out is not None:
-        if isinstance(out, tuple):
-            if len(out) != 1:
-                raise ValueError("The 'out' tuple must have exactly one entry")
-            out = out[0]
-        if not cnp.PyArray_Check(out):
-            raise TypeError("output must be an array")
         dtype_code(out.dtype)
     T = _loop_dtype(entry, xa.dtype, dtype, out)
     _frontend.check_reorder(entry.spec, axes)
-    keep_shape = tuple(1 if d in axes else xa.shape[d] for d in range(ndim))
-    result_shape = keep_shape if keepdims else tuple(xa.shape[d] for d in range(ndim)
-                                                     if d not in axes)
+    keep_shape = _frontend.reduction_shape(xa.shape, axes, True)
+    result_shape = keep_shape if keepdims else _frontend.reduction_shape(xa.shape, axes, False)
     if out is not None:
-        if out.shape != result_shape:
-            raise ValueError("output parameter for reduction operation %s has the wrong shape:"
-                             " found %s but expected %s" % (entry.name, out.shape, result_shape))
-        if not out.flags.writeable:
-            raise ValueError("output array is read-only")
+        _frontend.check_reduction_out(entry.name, out.shape, result_shape, out.flags.writeable)
     if masked:                  # NumPy: after the loop and out=, before initial=
         mask = np.broadcast_to(np.asarray(where, dtype=bool), xa.shape)
     nred = 1
@@ -203,16 +187,8 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
     nout = 1
     for s in result_shape:
         nout *= s
-    identity = _identity_of(entry)
-    init_value = initial if initial is not np._NoValue else identity
-    if initial is None:         # NumPy: start from the first element
-        init_value = None
-    if masked and init_value is None:
-        raise ValueError("reduction operation '%s' does not have an identity, so to use a "
-                         "where mask one has to specify 'initial'" % entry.name)
-    if nred == 0 and init_value is None:
-        raise ValueError("zero-size array to reduction operation %s which has no identity"
-                         % entry.name)
+    identity, init_value = _frontend.reduction_start(entry.spec, entry.ufunc, initial, masked,
+                                                     nred)
 
     # the output in the loop dtype, keepdims-shaped
     direct = (out is not None and _usable_as_is(out, T)
@@ -226,7 +202,7 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
         init_arr = _frontend.initial_value(initial, T)
     else:
         init_arr = _scalar_bytes(init_value, T) if init_value is not None else None
-    if _frontend.reduction_discards_imaginary(xa.dtype, T, out.dtype if out is not None
+    if _frontend.reduction_discards_imaginary(entry.name, xa.dtype, T, out.dtype if out is not None
                                               else None):
         _frontend.warn_discarded_imaginary(3)
 
@@ -260,7 +236,7 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
         build_plan(&plan, st, &flags, 1)
         _fill_reduction(&r, &plan, <uintptr_t>kit)
         r.ordered = _frontend.folds_in_order(entry.name, T)
-        r.outer_in_order = T.kind in "fc"       # NumPy adds float rows in order
+        r.rows_in_order = T.kind in "fc"       # NumPy adds float rows in order
         r.has_init = init_arr is not None
         if r.has_init:
             r.kit.load_out(r.init, <const char *>cnp.PyArray_DATA(init_arr))

@@ -51,6 +51,7 @@ cdef void run_tile_rows(const Plan *p, int64_t first, int64_t last) noexcept nog
     cdef int t, d
     cdef char *buffers = <char *>aligned_alloc(64, p.ntensors * 2 * STAGE_BYTES)
     if buffers == NULL:
+        titer_flag_error(TITER_NO_MEMORY)
         return
     for u in range(first, last):
         outer = u // rows

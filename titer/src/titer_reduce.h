@@ -26,6 +26,8 @@
 
 #include "titer_threads.h"
 
+extern int titer_loop_error;      /* _elementwise.pxi: a Python error from a nogil loop */
+
 #define TITER_RED_MAXDIMS 64
 #define TITER_PW_BLOCK 128       /* NumPy's PW_BLOCKSIZE */
 #define TITER_RED_PIECE 32768    /* reduced elements per leaf partial (inner) */
@@ -141,8 +143,9 @@ typedef struct {
     int64_t nred, nout;
     int has_init;
     int ordered;                         /* NumPy's in-order left fold (see _frontend.folds_in_order) */
-    int outer_in_order;                  /* an outer layout adds rows in order (NumPy's
-                                            elementwise row loop): no chunks, one leaf */
+    int rows_in_order;                   /* NumPy adds rows in order: an outer layout's
+                                            (its elementwise row loop: no chunks, one leaf)
+                                            and an inner layout's row sums */
     char init[TITER_ACC_MAX];            /* combined first: identity or initial */
 } titer_reduction;
 
@@ -215,7 +218,8 @@ static inline int titer_inner_leaves(const titer_reduction *r, titer_leaves *g) 
         g->nleaves = g->nrows * g->per_row;
     } else {
         g->per_row = 1;
-        g->group = TITER_RED_PIECE / g->n0;
+        /* rows added in order (NumPy's): one row a leaf, leaves folded in turn */
+        g->group = r->rows_in_order ? 1 : TITER_RED_PIECE / g->n0;
         g->nleaves = (g->nrows + g->group - 1) / g->group;
     }
     return 0;
@@ -294,13 +298,20 @@ static void titer_inner_combine(const titer_reduction *r, const titer_leaves *g,
     int64_t leaf = 0;
     c.occupied = 0;
     while (leaf < g->nleaves) {
+        int first = leaf == 0;
         if (g->n0 > TITER_RED_PIECE)
             titer_pw_combine(r, g, base, partials, g->n0, &leaf, tmp);
         else
             titer_leaf_value(r, g, base, partials, leaf++, tmp);
-        titer_cascade_push(&c, r->kit, tmp);
+        if (!r->rows_in_order)
+            titer_cascade_push(&c, r->kit, tmp);
+        else if (first)         /* NumPy adds each row's sum to the output in turn */
+            memcpy(acc, tmp, (size_t)r->kit->acc_size);
+        else
+            r->kit->combine(acc, tmp);
     }
-    titer_cascade_result(&c, r->kit, acc);
+    if (!r->rows_in_order)
+        titer_cascade_result(&c, r->kit, acc);
 }
 
 static void titer_inner_outputs(const titer_reduction *r, const titer_leaves *g,
@@ -324,7 +335,7 @@ static inline titer_tiles titer_outer_tiles(const titer_reduction *r, int nthrea
     /* whole lines where they fit: row segments of a few KB defeat the
      * prefetcher; threads split chunks of rows instead (mode 2) */
     t.w = titer_min64(t.k0, TITER_RED_TILE_BYTES / r->kit->acc_size);
-    if (r->outer_in_order && nthreads > 1 && r->nout / t.k0 < 4 * nthreads) {
+    if (r->rows_in_order && nthreads > 1 && r->nout / t.k0 < 4 * nthreads) {
         /* rows cannot be split: threads split the line into tiles of >= 4 KB */
         int64_t narrow = (t.k0 + 4 * nthreads - 1) / (4 * nthreads);
         int64_t least = 4096 / r->kit->acc_size;
@@ -332,8 +343,8 @@ static inline titer_tiles titer_outer_tiles(const titer_reduction *r, int nthrea
     }
     t.per_line = (t.k0 + t.w - 1) / t.w;
     t.ntiles = t.per_line * (r->nout / t.k0);
-    t.chunk_rows = r->outer_in_order ? (r->nred > 0 ? r->nred : 1) : TITER_RED_CHUNK;
-    t.leaf_rows = r->outer_in_order ? INT64_MAX : TITER_RED_LEAF;
+    t.chunk_rows = r->rows_in_order ? (r->nred > 0 ? r->nred : 1) : TITER_RED_CHUNK;
+    t.leaf_rows = r->rows_in_order ? INT64_MAX : TITER_RED_LEAF;
     t.nchunks = (r->nred + t.chunk_rows - 1) / t.chunk_rows;
     return t;
 }
@@ -406,7 +417,11 @@ static void titer_outer_tiles_run(const titer_reduction *r, const titer_tiles *t
     size_t row = (size_t)t->w * (size_t)r->kit->acc_size;
     int levels = titer_levels_for(t->nchunks);
     char *mem = (char *)malloc(row * ((size_t)t->nchunks + 1 + TITER_RED_LEVELS + (size_t)levels + 1));
-    if (!mem) return;
+    if (!mem) {
+        __atomic_store_n(&titer_loop_error, 2, __ATOMIC_RELAXED);  /* MemoryError after
+                                           the run (_elementwise.pxi: _LOOP_ERRORS) */
+        return;
+    }
     char *scratch = mem;
     char *partials = scratch + row * (1 + TITER_RED_LEVELS);
     char *stack = partials + row * (size_t)t->nchunks;
@@ -474,13 +489,24 @@ static void titer_fold_outputs(const titer_reduction *r, int64_t j0, int64_t j1)
         }                                                                           \
     }
 
+static inline int titer_kept_dim_fastest(const titer_reduction *r) {
+    return r->kd.ndim >= 1 && titer_abs64(r->kd.stride[0]) < titer_abs64(r->rd.stride[0]);
+}
+
+/* The per-output left fold, from the initial value when there is one:
+ * reductions NumPy does not reorder, and in-order outer layouts that start
+ * from initial= (NumPy's row loop adds the first row to it). */
+static inline int titer_reduce_folds(const titer_reduction *r) {
+    if (r->ordered && (r->has_init || !r->rows_in_order)) return 1;
+    if (r->rows_in_order && r->has_init && titer_kept_dim_fastest(r)) return 1;
+    return r->ordered && !titer_kept_dim_fastest(r);
+}
+
 static inline int titer_reduce_is_outer(const titer_reduction *r) {
-    /* an in-order fold with an initial value starts from it: the per-output
-     * fold; an in-order outer layout is one whatever its width (NumPy's
-     * iterator hands its elementwise loop rows of the fastest kept dim) */
-    if (r->ordered && (r->has_init || !r->outer_in_order)) return 0;
-    return r->kd.ndim >= 1 && (r->kd.shape[0] >= 4 || r->outer_in_order)
-           && titer_abs64(r->kd.stride[0]) < titer_abs64(r->rd.stride[0]);
+    /* an in-order outer layout is one whatever its width (NumPy's iterator
+     * hands its elementwise loop rows of the fastest kept dim) */
+    return !titer_reduce_folds(r) && titer_kept_dim_fastest(r)
+           && (r->kd.shape[0] >= 4 || r->rows_in_order);
 }
 
 /* Outer layout, few tiles and many chunks: every (tile, chunk) partial in
@@ -547,7 +573,7 @@ static int titer_reduce_run(const titer_reduction *r, int nthreads, int64_t grai
     int status = 0;
     feclearexcept(TITER_FPE_MASK);
     if ((double)r->nred * (double)r->nout < (double)grain) nthreads = 1;
-    if (r->ordered && !titer_reduce_is_outer(r)) {
+    if (titer_reduce_folds(r)) {
         titer_team_open(&team, nthreads, r->nout);
         TITER_TEAM_FOR(&team, r->nout, j0, j1, titer_fold_outputs(r, j0, j1))
     } else if (titer_reduce_is_outer(r)) {
