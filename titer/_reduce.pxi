@@ -27,6 +27,7 @@ cdef extern from "titer_reduce.h" nogil:
         int64_t nred
         int64_t nout
         int has_init
+        int init_given
         int ordered
         int rows_in_order
         char init[16]
@@ -238,6 +239,7 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
         r.ordered = _frontend.folds_in_order(entry.name, T)
         r.rows_in_order = T.kind in "fc"       # NumPy adds float rows in order
         r.has_init = init_arr is not None
+        r.init_given = initial is not np._NoValue and initial is not None
         if r.has_init:
             r.kit.load_out(r.init, <const char *>cnp.PyArray_DATA(init_arr))
         with nogil:

@@ -142,6 +142,8 @@ typedef struct {
     int64_t kout[TITER_RED_MAXDIMS];     /* kept dims, output strides */
     int64_t nred, nout;
     int has_init;
+    int init_given;                      /* initial= (not the identity: 0 + x and 1 * x
+                                            are x, so only a given one must come first) */
     int ordered;                         /* NumPy's in-order left fold (see _frontend.folds_in_order) */
     int rows_in_order;                   /* NumPy adds rows in order: an outer layout's
                                             (its elementwise row loop: no chunks, one leaf)
@@ -497,8 +499,8 @@ static inline int titer_kept_dim_fastest(const titer_reduction *r) {
  * reductions NumPy does not reorder, and in-order outer layouts that start
  * from initial= (NumPy's row loop adds the first row to it). */
 static inline int titer_reduce_folds(const titer_reduction *r) {
-    if (r->ordered && (r->has_init || !r->rows_in_order)) return 1;
-    if (r->rows_in_order && r->has_init && titer_kept_dim_fastest(r)) return 1;
+    if (r->ordered && (r->init_given || !r->rows_in_order)) return 1;
+    if (r->rows_in_order && r->init_given && titer_kept_dim_fastest(r)) return 1;
     return r->ordered && !titer_kept_dim_fastest(r);
 }
 
