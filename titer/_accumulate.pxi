@@ -65,19 +65,11 @@ def accumulate(name, x, axis=0, dtype=None, out=None):
 
     # the restride trick: both operands seen with the axis squashed to 1
     squash = tuple(slice(0, 1) if d == ax else slice(None) for d in range(xa.ndim))
-    st = BuildState.__new__(BuildState)
+    st = cast_state(res[squash], xin[squash], T, in_dtype, codes,
+                    tuple(1 if d == ax else xa.shape[d] for d in range(xa.ndim)))
     flags = numpy_ufunc_flags()
     flags.check_mem_overlap = False
     flags.has_static_shape = True
-    st.arrays = [res[squash], xin[squash]]
-    st.out_dtypes = [T]
-    st.loop_dtypes = [T, in_dtype]
-    codes[0] = dtype_code(<cnp.dtype>T)
-    codes[1] = dtype_code(<cnp.dtype>in_dtype)
-    st.loop_codes = codes
-    st.static_shape = tuple(1 if d == ax else xa.shape[d] for d in range(xa.ndim))
-    st.copied_inputs = False
-    st.is_scalar[0] = st.is_scalar[1] = False
     build_plan(&plan, st, &flags, 1)
 
     sig = T.char * 2 + "->" + T.char

@@ -67,6 +67,33 @@ cdef class BuildState:
         return obj.shape if isinstance(obj, np.ndarray) else ()
 
 
+cdef BuildState plan_state(list arrays, list out_dtypes, list loop_dtypes,
+                           const int *loop_codes, tuple static_shape=None):
+    """A BuildState for build_plan: the operands (outputs first), the dtypes
+    of outputs to allocate, the loop's dtypes and codes (None/NULL: the
+    iterator decides), no Python scalars yet (store_python_scalar adds them)."""
+    cdef BuildState st = BuildState.__new__(BuildState)
+    cdef int i
+    st.arrays = arrays
+    st.out_dtypes = out_dtypes
+    st.loop_dtypes = loop_dtypes
+    st.loop_codes = loop_codes
+    st.static_shape = static_shape
+    st.copied_inputs = False
+    for i in range(MAX_OPERANDS):
+        st.is_scalar[i] = False
+    return st
+
+
+cdef BuildState cast_state(out, x, out_dtype, in_dtype, int *codes, tuple static_shape=None):
+    """plan_state for one output and one input the loop reads as `in_dtype`
+    and writes as `out_dtype` (copies, reductions, scans); `codes` (two ints,
+    the caller's) receives their dtype codes."""
+    codes[0] = dtype_code(<cnp.dtype>out_dtype)
+    codes[1] = dtype_code(<cnp.dtype>in_dtype)
+    return plan_state([out, x], [out_dtype], [out_dtype, in_dtype], codes, static_shape)
+
+
 cdef int build_plan(Plan *p, BuildState st, BuildFlags *flags, int noutputs) except -1:
     populate_operands(p, st, flags, noutputs)
     mark_outputs(p, st)

@@ -356,11 +356,7 @@ cdef int _build_and_run(OpEntry op, list arrays, Resolved res, titer_loop1d loop
     if cacheable and cache_lookup(op.cache, key, arrays, op.nout):
         run = &op.cache.plan
     else:
-        st = BuildState.__new__(BuildState)
-        st.arrays = arrays
-        st.copied_inputs = False
-        for i in range(nops):
-            st.is_scalar[i] = False
+        st = plan_state(arrays, res.out_dtypes, res.loop_dtypes, res.operand_codes)
         for i in range(op.nout, nops):
             x = arrays[i]
             t = type(x)
@@ -368,10 +364,6 @@ cdef int _build_and_run(OpEntry op, list arrays, Resolved res, titer_loop1d loop
                 if store_python_scalar(st, i, x, res.codes[i - op.nout],
                                        _frontend.compares_ints(op.name, arrays[op.nout:op.nout + op.nin])):
                     constant_result = _comparison_constant(op.name, x, i - op.nout)
-        st.loop_dtypes = res.loop_dtypes
-        st.loop_codes = res.operand_codes
-        st.out_dtypes = res.out_dtypes
-        st.static_shape = None
         flags = numpy_ufunc_flags()
         build_plan(&plan, st, &flags, op.nout)
         plan.loop = loop

@@ -91,17 +91,10 @@ cdef class IterConfig:
 
     def build(self):
         cdef TensorIterator it = TensorIterator.__new__(TensorIterator)
-        cdef BuildState st = BuildState.__new__(BuildState)
         if not self._outputs and not self._inputs:
             raise ValueError("an iterator needs at least one operand")
-        st.arrays = list(self._outputs) + list(self._inputs)
-        st.out_dtypes = list(self._out_dtypes)
-        st.loop_dtypes = None
-        st.loop_codes = NULL
-        st.static_shape = self._static_shape
-        st.copied_inputs = False
-        for i in range(len(st.arrays)):
-            st.is_scalar[i] = False
+        cdef BuildState st = plan_state(list(self._outputs) + list(self._inputs),
+                                        list(self._out_dtypes), None, NULL, self._static_shape)
         it.plan = <Plan *>calloc(1, sizeof(Plan))
         if it.plan == NULL:
             raise MemoryError()
@@ -386,19 +379,12 @@ cdef class DimCounterView:
 cdef int copy_into(object dst, object src) except -1:
     """dst[...] = src (broadcasting src), through titer's own loops."""
     cdef Plan plan
-    cdef BuildState st = BuildState.__new__(BuildState)
+    cdef int codes[2]
     cdef BuildFlags flags = numpy_ufunc_flags()
     flags.check_mem_overlap = False         # callers copy between separate buffers
-    st.arrays = [dst, src]
+    native = dst.dtype.newbyteorder("=")
+    cdef BuildState st = cast_state(dst, src, native, native, codes)
     st.out_dtypes = [dst.dtype]
-    cdef int codes[2]
-    codes[0] = codes[1] = dtype_code(dst.dtype)
-    st.loop_dtypes = [dst.dtype.newbyteorder("="), dst.dtype.newbyteorder("=")]
-    st.loop_codes = codes
-    st.static_shape = None
-    st.copied_inputs = False
-    st.is_scalar[0] = False
-    st.is_scalar[1] = False
     build_plan(&plan, st, &flags, 1)
     plan.loop = COPY_TABLE[plan.op[0].loop_dtype]
     return run_plan(&plan)

@@ -221,19 +221,10 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
             # the initial value: max/min-like ops absorb repeats of it)
             fill = init_arr if identity is None else _scalar_bytes(identity, T)
             elementwise("where", xin, mask, xin, fill)     # titer's loops, in place
-        st = BuildState.__new__(BuildState)
+        st = cast_state(outk, xin, T, in_dtype, codes)
         flags = numpy_ufunc_flags()
         flags.is_reduction = True
         flags.check_mem_overlap = False
-        st.arrays = [outk, xin]
-        st.out_dtypes = [T]
-        st.loop_dtypes = [T, in_dtype]
-        codes[0] = dtype_code(<cnp.dtype>T)
-        codes[1] = dtype_code(<cnp.dtype>in_dtype)
-        st.loop_codes = codes
-        st.static_shape = None
-        st.copied_inputs = False
-        st.is_scalar[0] = st.is_scalar[1] = False
         build_plan(&plan, st, &flags, 1)
         _fill_reduction(&r, &plan, <uintptr_t>kit)
         r.ordered = _frontend.folds_in_order(entry.name, T)
