@@ -361,7 +361,8 @@ def _lowest_float(values):
     return np.dtype("f%d" % (low.itemsize // (2 if low.kind == "c" else 1)))
 
 
-def compare(name, approx, numpy_side, titer_side, out_given, where=True, inputs=()):
+def compare(name, approx, numpy_side, titer_side, out_given, where=True, inputs=(),
+            loop_dtype=None):
     """The verdict: None when titer behaved as NumPy, else (kind, detail).
     An output the call allocated under a where= mask is compared where the
     mask is True only (NumPy leaves the rest uninitialized)."""
@@ -407,7 +408,8 @@ def compare(name, approx, numpy_side, titer_side, out_given, where=True, inputs=
             selected = np.broadcast_to(np.asarray(where, dtype=bool), n.shape)
             t, n = t[selected], n[selected]
         why = same_values(t, n, name, approx)
-        low = _lowest_float(inputs) if approx and why else None
+        low = _lowest_float(inputs + ((np.empty(0, loop_dtype),) if loop_dtype else ())) \
+            if approx and why else None
         if low is not None and np.asarray(n).dtype.kind in "fc" and (
                 np.asarray(n).real.dtype.itemsize > low.itemsize):
             narrow = low if np.asarray(n).dtype.kind == "f" else np.result_type(low, 1j)
@@ -469,7 +471,7 @@ def run_elementwise(seed, index):
     approx = spec.approx or (name in LAYOUT_DEPENDENT and any(
         np.asarray(x).dtype.kind == "c" for x in inputs))
     verdict = compare(name, approx, numpy_side, titer_side, outs, kwargs.get("where", True),
-                      inputs)
+                      tuple(inputs), kwargs.get("dtype"))
     if verdict and verdict[0] == "value" and out is not None and name != "where":
         # a second opinion: NumPy's answer into fresh contiguous outputs
         # (NumPy 2.4 leaves parts of some strided outputs unwritten)

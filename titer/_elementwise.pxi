@@ -363,7 +363,8 @@ cdef int _build_and_run(OpEntry op, list arrays, Resolved res, titer_loop1d loop
             if t is float or t is int or t is complex or t is bool:
                 if store_python_scalar(st, i, x, res.codes[i - op.nout],
                                        _frontend.compares_ints(op.name, arrays[op.nout:op.nout + op.nin])):
-                    constant_result = _comparison_constant(op.name, x, i - op.nout)
+                    constant_result = _comparison_constant(
+                        op.name, x, i - op.nout, arrays[2 * op.nout + 1 - i])
         flags = numpy_ufunc_flags()
         build_plan(&plan, st, &flags, op.nout)
         plan.loop = loop
@@ -496,10 +497,10 @@ def _elementwise_general(OpEntry op, out, tuple inputs, dtype, casting, where, o
     return _frontend.as_results(op.name, out, outs[0] if op.nout == 1 else tuple(outs))
 
 
-cdef int _comparison_constant(str name, object value, int position):
+cdef int _comparison_constant(str name, object value, int position, object other):
     """Comparing an array with a Python int it cannot hold has one answer
     for every element (NumPy 2's rule); position 0 means the int is on the left."""
-    return 1 if _frontend.comparison_constant(name, value, position) else 0
+    return 1 if _frontend.comparison_constant(name, value, position, other) else 0
 
 
 def _type_key(x):

@@ -276,9 +276,17 @@ def warn_discarded_imaginary(stacklevel):
                   np.exceptions.ComplexWarning, stacklevel=stacklevel + 1)
 
 
-def comparison_constant(name, value, position):
+_PYTHON_COMPARISONS = {"equal": "__eq__", "not_equal": "__ne__", "less": "__lt__",
+                       "less_equal": "__le__", "greater": "__gt__", "greater_equal": "__ge__"}
+
+
+def comparison_constant(name, value, position, other=None):
     """The one answer of comparing an integer array with a Python int it
-    cannot hold; position 0 means the int is on the left."""
+    cannot hold; position 0 means the int is on the left.  Two Python ints:
+    the answer of comparing them (NumPy's, whatever their size)."""
+    if type(other) is int:
+        left, right = (value, other) if position == 0 else (other, value)
+        return getattr(left, _PYTHON_COMPARISONS[name])(right)
     below, above = COMPARISON_CONSTANTS[name]
     array_below = value > 0             # the int is above the dtype's range
     if position == 0:                   # int OP array: mirror the question
