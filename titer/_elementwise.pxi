@@ -259,13 +259,11 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
     cdef bint by_tuple, cacheable
     cdef bint py_ints = False
     cdef list arrays
-    try:
-        op = _OPS_BY_NAME[name]
-    except (KeyError, TypeError):
-        raise ValueError("titer has no operation %r; titer.ops() lists the supported ones"
-                         % (name,)) from None
+    op = _OPS_BY_NAME.get(name) if type(name) is str else None
+    if op is None:                      # the front end's op, or its error
+        op = _OPS_BY_NAME[_frontend.lookup(name).name]
     if len(inputs) != op.nin:
-        raise TypeError("%s() takes %d input(s), got %d" % (name, op.nin, len(inputs)))
+        _frontend.check_arity(name, op.nin, inputs)
     if where is not True or (order is not _ORDER_K and order != _ORDER_K):
         return _elementwise_general(op, out, inputs, dtype, casting, where, order)
     nops = op.nout + op.nin

@@ -230,14 +230,21 @@ def resolve_loop(op, ufunc, in_types, out_dtypes, dtype, casting, inputs=None, m
                      + "".join(_CHAR_OF[d] for d in loop_out))
     except KeyError:
         raise TypeError("titer has no %s loop for %s" % (op.name, resolved)) from None
-    # A cast of complex values to a real type other than bool (a truth test)
-    # warns; with a where= mask NumPy also reads out= into the loop dtype.
-    discards = any((t.kind == "c" if isinstance(t, np.dtype) else t is complex)
-                   and loop.kind not in "cb" for t, loop in zip(in_types, loop_in)) or any(
-        to is not None and ((loop.kind == "c" and to.kind not in "cb")
-                            or (masked and to.kind == "c" and loop.kind not in "cb"))
+    return Resolution(loop_in, loop_out, signature,
+                      _discards_imaginary(in_types, loop_in, out_dtypes, loop_out, masked))
+
+
+def _discards_imaginary(in_types, loop_in, out_dtypes, loop_out, masked):
+    """A cast of complex values to a real type other than bool (a truth
+    test): NumPy's ComplexWarning.  With a where= mask NumPy also reads
+    out= into the loop dtype."""
+    def real(kind):
+        return kind not in "cb"
+    return any((t.kind == "c" if isinstance(t, np.dtype) else t is complex) and real(loop.kind)
+               for t, loop in zip(in_types, loop_in)) or any(
+        to is not None and ((loop.kind == "c" and real(to.kind))
+                            or (masked and to.kind == "c" and real(loop.kind)))
         for to, loop in zip(out_dtypes, loop_out))
-    return Resolution(loop_in, loop_out, signature, discards)
 
 
 def compares_ints(name, inputs):

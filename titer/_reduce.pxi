@@ -60,14 +60,12 @@ _init_kits()
 
 
 cdef OpEntry _reduce_entry(name):
-    try:
-        entry = _OPS_BY_NAME[name]
-    except (KeyError, TypeError):
-        raise ValueError("titer has no operation %r; titer.ops() lists the supported ones"
-                         % (name,)) from None
+    """The op of a reduction or scan; its errors are the front end's."""
+    cdef OpEntry entry = _OPS_BY_NAME.get(name) if type(name) is str else None
+    if entry is None:
+        entry = _OPS_BY_NAME[_frontend.lookup(name).name]
     if entry.nin != 2 or entry.nout != 1 or not isinstance(entry.ufunc, np.ufunc):
-        raise ValueError("reduce only supported for binary functions (%s has %d inputs, "
-                         "%d outputs)" % (entry.name, entry.nin, entry.nout))
+        _frontend.reduction_op(name)    # raises
     return entry
 
 
