@@ -157,3 +157,26 @@ def test_huge_reductions_64bit_indices():
     b = a.reshape(2, n // 2)
     np.testing.assert_array_equal(cp.asnumpy(titer.sum(b, 1)), [n // 2, n // 2])
     np.testing.assert_array_equal(cp.asnumpy(titer.sum(b, 0))[:5], [2] * 5)
+
+
+def test_mean_with_where_as_on_the_cpu():
+    """One mean for both executors (the front end's): the same values,
+    warnings and exception classes on the device as on the CPU."""
+    x = np.arange(24.0).reshape(4, 6)
+    gx = cp.asarray(x)
+    mask = np.array([True, False, True, True, False, True])
+    for where, axis in ((mask, 0), (mask, 1), (mask, None), (True, (0, 1))):
+        gwhere = cp.asarray(where) if isinstance(where, np.ndarray) else where
+        want = titer.mean(x, axis, where=where)
+        np.testing.assert_array_equal(cp.asnumpy(titer.mean(gx, axis, where=gwhere)), want)
+    with pytest.warns(RuntimeWarning, match="Mean of empty slice") as caught:
+        got = titer.mean(gx, 1, where=False)
+    assert {w.filename for w in caught if "Mean of empty" in str(w.message)} == {__file__}
+    assert np.isnan(cp.asnumpy(got)).all() and got.shape == (4,)
+    with pytest.raises(ValueError):
+        titer.mean(gx, [0, 1], where=cp.ones(2, bool))       # where= before axis=
+    with pytest.raises(TypeError):
+        titer.mean(gx, [0, 1])
+    h = cp.asarray(np.arange(6, dtype=np.float16))
+    got = titer.mean(h)
+    assert got.dtype == np.float16 and float(got) == float(np.mean(np.arange(6, dtype=np.float16)))

@@ -286,3 +286,78 @@ def test_numpy_exception_classes():
         titer.elementwise("add", None, np.ones(3), 1, order=1)
     with pytest.raises(TypeError):
         titer.elementwise("add", None, np.ones(3), 1, casting=None)
+
+
+def _outcome(fn):
+    try:
+        fn()
+    except Exception as exc:    # noqa: BLE001 -- the class is what is compared
+        return type(exc)
+    return None
+
+
+SCALARS = [3, -3, 300, 2 ** 63 - 1, 2 ** 63, 2 ** 64, -2 ** 70, 1.5, 2 + 1j]
+
+
+@pytest.mark.parametrize("casting", ["no", "equiv", "safe", "same_kind", "unsafe"])
+@pytest.mark.parametrize("dtype", [None, "?", "b", "L", "e", "F"])
+def test_python_scalar_checks_in_numpys_order(casting, dtype):
+    """A Python scalar meets its loop before the casts are checked (NEP 50:
+    converted into the promotion of the loop dtype with it, 'equiv' allowing
+    only its default dtype, an int only in range, beyond a C long
+    NumPy's OverflowError), then the casts in input order, then out=:
+    whichever NumPy finds first, titer raises, with NumPy's class."""
+    kwargs = {"casting": casting} if dtype is None else {"casting": casting, "dtype": dtype}
+    for value in SCALARS:
+        for other in (np.ones(3, "?"), np.ones(3, "e"), np.ones(3, "B"), np.ones(3, "l")):
+            for out in (None, np.zeros(3, "?"), np.zeros(3, "b"), np.zeros(3, "f")):
+                for name, inputs in (("add", (value, other)), ("minimum", (other, value))):
+                    want = _outcome(lambda: getattr(np, name)(*inputs, out=out, **kwargs))
+                    got = _outcome(lambda: titer.elementwise(name, out, *inputs, **kwargs))
+                    assert got is want, (name, inputs, out, kwargs)
+
+
+def test_a_cached_loop_still_checks_the_value_of_a_python_int():
+    """The loop of add(int, bool array, dtype=bool) is cached after a small
+    int; an int beyond a C long then raises NumPy's OverflowError all the same."""
+    b = np.ones(3, bool)
+    titer.elementwise("add", None, 3, b, dtype="?", casting="unsafe")
+    with pytest.raises(OverflowError, match="C long"):
+        titer.elementwise("add", None, 2 ** 63, b, dtype="?", casting="unsafe")
+    titer.elementwise("add", None, np.ones(3, np.int8), 3)
+    with pytest.raises(OverflowError, match="out of bounds"):
+        titer.elementwise("add", None, np.ones(3, np.int8), 300)
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"axis": [0, 1], "where": np.ones(2, bool)},        # where= broadcasts before axis= is read
+    {"axis": [0, 1], "where": [True, False]},
+    {"axis": 5, "where": np.ones(2, bool)},
+    {"axis": (0, 0), "where": np.ones(2, bool)},
+    {"axis": [0, 1]},
+    {"axis": 0, "dtype": "foo", "where": np.ones(2, bool)},
+])
+def test_mean_checks_in_numpys_order(kwargs):
+    x = np.ones((4, 4))
+    want = _outcome(lambda: np.mean(x, **kwargs))
+    assert want is not None
+    with pytest.raises(want):
+        titer.mean(x, **kwargs)
+
+
+def test_mean_where_false_is_numpys_nan_with_a_warning():
+    x = np.arange(6.0).reshape(2, 3)
+    for where in (False, np.zeros(3, bool)):
+        with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+            want = np.mean(x, axis=1, where=where)
+        with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+            got = titer.mean(x, axis=1, where=where)
+        np.testing.assert_array_equal(got, want)
+
+
+def test_mean_of_nothing_warns_at_the_callers_line():
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        titer.mean(np.ones((0, 2)), axis=0)
+    assert [w.filename for w in caught if "Mean of empty" in str(w.message)] == [__file__]

@@ -70,6 +70,7 @@ cdef class Resolved:
     cdef bint discards_imaginary   # a complex value is cast to a real dtype
     cdef bint loop_error_possible  # the loop can flag a Python error (titer_loop_error)
     cdef str signature
+    cdef tuple loop_in              # the inputs' loop dtypes
 
 
 cdef str _SAME_KIND = "same_kind"
@@ -131,6 +132,7 @@ cdef Resolved resolve(OpEntry op, tuple in_types, list outs, dtype, casting,
                                    [None if o is None else o.dtype for o in outs], dtype,
                                    casting, inputs, masked)
     res.signature = found.signature
+    res.loop_in = found.loop_in
     address = op.loops.get(res.signature)
     if address is None:
         raise TypeError("titer has no %s loop for %s" % (op.name, res.signature))
@@ -179,7 +181,7 @@ cdef int store_python_scalar(BuildState st, int i, object value, int code,
         if info is not None and not info.min <= value <= info.max:
             if comparing_ints:
                 return 1
-            raise OverflowError("Python integer %d out of bounds for %s" % (value, DTYPES[code]))
+            _frontend.check_python_int(value, DTYPES[code])
         if value < 0:
             s64[0] = value
             src_code = 7
@@ -322,8 +324,8 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
         in_types = tuple([_resolution_type(arrays[i]) for i in range(op.nout, nops)])
         res = resolve(op, in_types, arrays[:op.nout], dtype, casting, arrays[op.nout:])
         _RESOLVED[cache_key] = res
-    elif py_ints:
-        _frontend.check_logical_ints(op.spec, inputs)
+    elif py_ints:                       # their values, against the cached loop
+        _frontend.check_scalars(op.spec, inputs, res.loop_in, casting)
     if res.loop_error_possible and arrays[0] is not None:
         # The loop may stop with a Python error (integer power, negative
         # exponent): compute into a temporary so `out` is untouched then.

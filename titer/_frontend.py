@@ -174,12 +174,12 @@ def resolution_type(x):
     return x.dtype
 
 
-def check_logical_ints(op, inputs):
+def _check_logical_ints(op, inputs):
     """NumPy's logical loops take a Python int as a C long, whatever the loop."""
     if op.name in _FORCE_CAST_TO_BOOL:
         for x in inputs:
-            if type(x) is int and not -2 ** 63 <= x < 2 ** 63:
-                raise OverflowError("Python int too large to convert to C long")
+            if type(x) is int and not _INT64_MIN <= x <= _INT64_MAX:
+                raise OverflowError(_C_LONG_OVERFLOW)
 
 
 Resolution = namedtuple("Resolution", "loop_in loop_out signature discards_imaginary")
@@ -207,7 +207,7 @@ def resolve_loop(op, ufunc, in_types, out_dtypes, dtype, casting, inputs=None, m
         # NumPy's order: the loop, then each Python scalar into its loop
         # dtype ('equiv', then the int's range), then the casts of arrays
         found = ufunc.resolve_dtypes(full, casting="unsafe", **kwargs)
-        _check_scalars(op, inputs, found[:nin], casting)
+        check_scalars(op, inputs, found[:nin], casting)
     if casting == "equiv" and any(t in _WEAK_DEFAULTS for t in in_types):
         # NOTE: NumPy's resolve_dtypes crashes on a Python scalar type under
         # 'equiv' (it formats an error with the scalar it was not given);
@@ -258,23 +258,33 @@ def compares_ints(name, inputs):
     return "int" in kinds and all(k in ("int", "i", "u") for k in kinds)
 
 
-def _check_scalars(op, inputs, loop_in, casting):
-    """Each Python scalar into its loop dtype, as NumPy converts it: under
-    'equiv' only into its default dtype (a logical loop reads truth values,
-    a comparison of integers any int), then an int within the dtype's range
-    (NumPy's OverflowError), but in a comparison of integers."""
-    check_logical_ints(op, inputs)
+def check_scalars(op, inputs, loop_in, casting):
+    """Each Python scalar into its loop dtype, as NumPy converts it before it
+    checks any cast (value-dependent: run on every call, a cached loop too).
+    NumPy first converts the scalar into the promotion of its loop dtype with
+    it (NEP 50: an int into an int8 loop as int8, a complex into a float16
+    loop as complex64, an int into a bool loop as int64): under 'equiv' only
+    into its default dtype, an int only within that dtype's range (NumPy's
+    OverflowError).  The cast check of that dtype into the loop follows, with
+    the arrays'.  A logical loop reads truth values, a comparison of
+    integers takes any int."""
+    _check_logical_ints(op, inputs)
     int_compare = compares_ints(op.name, inputs)
     for x, loop in zip(inputs, loop_in):
         t = type(x)
-        if t not in _WEAK_DEFAULTS or loop.kind == "O":
+        if (t not in _WEAK_DEFAULTS or loop.kind == "O" or op.name in _FORCE_CAST_TO_BOOL
+                or (t is int and int_compare)):
             continue
-        if (casting == "equiv" and loop != _WEAK_DEFAULTS[t]
-                and op.name not in _FORCE_CAST_TO_BOOL and not (t is int and int_compare)):
+        converted = np.result_type(loop, _WEAK_STAND_IN[t])
+        if casting == "equiv" and converted != _WEAK_DEFAULTS[t]:
             raise TypeError("cannot cast Python %s to %s under the casting rule 'equiv'"
-                            % (t.__name__, loop))
-        if t is int and not int_compare:
-            check_python_int(x, loop)
+                            % (t.__name__, converted))
+        if t is int:
+            check_python_int(x, converted)
+
+
+_INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
+_C_LONG_OVERFLOW = "Python int too large to convert to C long"
 
 
 def warn_discarded_imaginary(stacklevel):
@@ -302,8 +312,13 @@ def comparison_constant(name, value, position, other=None):
 
 
 def check_python_int(value, dt):
-    """NumPy's OverflowError for a Python int the loop dtype cannot hold."""
+    """NumPy's OverflowError for a Python int the loop dtype cannot hold:
+    beyond a C long (beyond uint64 for uint64) as CPython says it, else
+    NumPy's out-of-bounds message."""
     if dt.kind in "iu":
+        if not (_INT64_MIN <= value <= _INT64_MAX
+                or (dt == np.uint64 and 0 <= value < 2 ** 64)):
+            raise OverflowError(_C_LONG_OVERFLOW)
         info = np.iinfo(dt)
         if not info.min <= value <= info.max:
             raise OverflowError("Python integer %d out of bounds for %s" % (value, dt))
@@ -445,6 +460,38 @@ def mean_dtypes(x_dtype, dtype, out_given):
         if x_dtype.kind == "f" and x_dtype.itemsize == 2:
             return np.dtype(np.float32), not out_given
     return dtype, False
+
+
+def mean(ex, x, axis, dtype, out, keepdims, where):
+    """numpy.mean's algorithm, its checks in its order, for either executor:
+    `ex` gives the executor's shape_dtype(x), mask(where, shape) (NumPy
+    broadcasts where= before it reads axis=), count(mask, axes, keepdims)
+    (the selected elements per output), reduce(name, x, axes, dtype, out,
+    keepdims, where), minimum(count) (a Python int, None for no
+    outputs), divide(total, count)
+    (in place) and narrow(total, dtype) (a new array), and `frames`, the
+    Python frames between the user's call and this one (a warning points at
+    the user's line).  The count and the sum are titer's; a zero count warns
+    as NumPy does."""
+    shape, x_dtype = ex.shape_dtype(x)
+    if where is True:
+        axes = normalize_axes(axis, len(shape), zero_d_int=False)
+        count = 1
+        for d in axes:
+            count *= shape[d]
+        empty = count == 0
+    else:
+        mask = ex.mask(where, shape)
+        axes = normalize_axes(axis, len(shape))
+        count = ex.count(mask, axes, keepdims)
+        empty = ex.minimum(count) == 0       # None: no output, nothing empty
+    sum_dtype, half_result = mean_dtypes(x_dtype, dtype, out is not None)
+    if empty:
+        import warnings
+        warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=2 + ex.frames)
+    total = ex.reduce("add", x, axes, sum_dtype, out, keepdims, where)
+    ex.divide(total, count)
+    return ex.narrow(total, x_dtype) if half_result else total
 
 
 # --- reductions: out= and the starting value (both executors) ---

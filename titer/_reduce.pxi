@@ -396,25 +396,47 @@ def mean_(x, axis=None, dtype=None, out=None, keepdims=_NO_VALUE, *, where=_NO_V
     if _is_device(x):
         return _cuda_entry("reduce", "mean")(x, axis, dtype, out, keepdims, where)
     xa = x if cnp.PyArray_Check(x) else np.asarray(x)
-    axes = _normalize_axes(axis, xa.ndim, where is not True)    # NumPy's mean: see normalize_axes
-    dtype, half_result = _frontend.mean_dtypes(xa.dtype, dtype, out is not None)
-    if where is True:
-        count = 1
-        for d in axes:
-            count *= xa.shape[d]
-        empty = count == 0
-    else:
-        mask = np.broadcast_to(np.asarray(where, dtype=bool), xa.shape)
-        count = _reduce_impl("add", mask, axes, np.intp, None, keepdims, np._NoValue, True)
-        empty = bool((count == 0).any())
-    if empty:
-        warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=2)
-    total = _reduce_impl("add", xa, axes, dtype, out, keepdims, np._NoValue, where)
-    elementwise("divide", total, total, count, casting="unsafe")
-    if half_result:
-        half = np.empty(total.shape, xa.dtype.newbyteorder("="))
-        copy_into(half, total)
-        total = half
+    total = _frontend.mean(_CPU_MEAN, xa, axis, dtype, out, keepdims, where)
     if out is None and total.ndim == 0:
         return total[()]
     return total
+
+
+class _CpuMean:
+    """The CPU executor's primitives for the front end's mean."""
+    frames = 0                          # titer.mean is compiled: no frame of its own
+
+    @staticmethod
+    def shape_dtype(x):
+        return x.shape, x.dtype
+
+    @staticmethod
+    def mask(where, shape):
+        return np.broadcast_to(np.asarray(where, dtype=bool), shape)
+
+    @staticmethod
+    def count(mask, axes, keepdims):
+        return _reduce_impl("add", mask, axes, np.intp, None, keepdims, np._NoValue, True)
+
+    @staticmethod
+    def reduce(name, x, axes, dtype, out, keepdims, where):
+        return _reduce_impl(name, x, axes, dtype, out, keepdims, np._NoValue, where)
+
+    @staticmethod
+    def minimum(count):
+        if count.size == 0:
+            return None
+        return int(_reduce_impl("minimum", count, None, None, None, False, np._NoValue, True))
+
+    @staticmethod
+    def divide(total, count):
+        elementwise("divide", total, total, count, casting="unsafe")
+
+    @staticmethod
+    def narrow(total, dtype):
+        narrowed = np.empty(total.shape, dtype.newbyteorder("="))
+        copy_into(narrowed, total)
+        return narrowed
+
+
+_CPU_MEAN = _CpuMean()

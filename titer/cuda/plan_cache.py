@@ -176,8 +176,8 @@ def replay_elementwise(backend, op, outs, inputs, dtype, casting):
         if b is None:
             return None, None           # planning handles (or raises) it
         scalars[i] = b
-    if scalars:                         # an int a logical loop takes as a C long
-        _frontend.check_logical_ints(op, inputs)
+    if scalars:                         # their values, against the cached loop
+        _frontend.check_scalars(op, inputs, hit.loop_in, casting)
     if hit.checks_power:
         check_exponents(canonical, hit.loop_in, inputs, backend,
                         () if device is None else (device,))

@@ -21,7 +21,6 @@ The third executor: imports ``device``, ``plan``, ``launcher``,
 ``plan_cache``, ``copy`` and ``dispatch`` (a where= mask and mean's divide
 run titer's elementwise kernels).
 """
-import warnings
 
 import numpy as np
 
@@ -152,14 +151,18 @@ def _reduction_mask(where, xi):
     """where= of a reduction: a bool, or a bool device array broadcasting to x."""
     mask = bool_mask("titer.reduce", where)
     if isinstance(mask, DeviceInfo):
-        try:
-            fits = np.broadcast_shapes(mask.shape, xi.shape) == xi.shape
-        except ValueError:
-            fits = False
-        if not fits:
-            raise ValueError("where= of shape %s does not broadcast to the input's shape %s"
-                             % (mask.shape, xi.shape))
+        _check_broadcasts(mask.shape, xi.shape)
     return mask
+
+
+def _check_broadcasts(mask_shape, shape):
+    try:
+        fits = np.broadcast_shapes(mask_shape, shape) == tuple(shape)
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError("where= of shape %s does not broadcast to the input's shape %s"
+                         % (mask_shape, shape))
 
 
 def _masked_input(backend, xi, T, mask, fill, devices):
@@ -251,41 +254,57 @@ def _launch_scan(backend, op, entry, T, xi, res, ax, devices):
 
 
 def mean(x, axis=None, dtype=None, out=None, keepdims=False, where=True, backend=None):
-    """``numpy.mean`` on a device array: titer's sum, then titer's divide by
-    the count (the front end's sum dtype: float64 for integers, float32 for
-    float16, as NumPy)."""
-    backend = backend or launcher.default_backend()
-    xi = _device_input("titer.mean", x)
-    axes = _frontend.normalize_axes(axis, len(xi.shape))
-    dtype, half_result = _frontend.mean_dtypes(xi.dtype, dtype, out is not None)
-    count, empty = _mean_count(backend, xi, axes, keepdims, where)
-    if empty:
-        warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=2)
-    total = reduce("add", x, axes, dtype, out, keepdims, where=where, backend=backend)
-    elementwise("divide", total, total, count, casting="unsafe", backend=backend)
-    if half_result:
+    """``numpy.mean`` on a device array: the front end's mean over this
+    executor's sum, count and divide (a 0-d device array for a scalar)."""
+    return _frontend.mean(_DeviceMean(backend or launcher.default_backend()),
+                          x, axis, dtype, out, keepdims, where)
+
+
+class _DeviceMean:
+    """The device executor's primitives for the front end's mean."""
+    frames = 1                          # this module's mean
+
+    def __init__(self, backend):
+        self.backend = backend
+
+    def shape_dtype(self, x):
+        xi = _device_input("titer.mean", x)
+        return xi.shape, xi.dtype
+
+    def mask(self, where, shape):
+        """A device intp array of where= broadcast to `shape` (NumPy's
+        ValueError where it does not broadcast)."""
+        mask = bool_mask("titer.mean", where)
+        intp = np.dtype(np.intp)
+        ones, oi = allocate(self.backend, shape, intp, contiguous_strides(shape, intp.itemsize),
+                            set())
+        if isinstance(mask, DeviceInfo):
+            _check_broadcasts(mask.shape, shape)
+            copy_view(self.backend, oi, mask, None)
+        else:
+            elementwise("where", ones, True, int(mask), int(mask), backend=self.backend)
+        return ones
+
+    def count(self, mask, axes, keepdims):
+        return reduce("add", mask, axes, np.intp, None, keepdims, backend=self.backend)
+
+    def reduce(self, name, x, axes, dtype, out, keepdims, where):
+        return reduce(name, x, axes, dtype, out, keepdims, where=where, backend=self.backend)
+
+    def minimum(self, count):
+        if _plan.numel(DeviceInfo(count).shape) == 0:
+            return None
+        return int(_host_of(reduce("minimum", count, None, backend=self.backend)))
+
+    def divide(self, total, count):
+        elementwise("divide", total, total, count, casting="unsafe", backend=self.backend)
+
+    def narrow(self, total, dtype):
         ti = DeviceInfo(total)
-        half, hi = allocate(backend, ti.shape, xi.dtype, contiguous_strides(ti.shape, 2), set())
-        copy_view(backend, hi, ti, None)
-        total = half
-    return total
-
-
-def _mean_count(backend, xi, axes, keepdims, where):
-    """(the count per output: an int, or titer's sum of the broadcast mask
-    as a device array; whether some output counts nothing)."""
-    mask = _reduction_mask(where, xi)
-    if mask is True:
-        count = _plan.numel([xi.shape[d] for d in axes])
-        return count, count == 0
-    if mask is False:
-        raise TypeError("titer.mean: where=False selects nothing")
-    intp = np.dtype(np.intp)
-    ones, oi = allocate(backend, xi.shape, intp, contiguous_strides(xi.shape, intp.itemsize),
-                        set())
-    copy_view(backend, oi, mask, None)
-    count = reduce("add", ones, axes, intp, None, keepdims, backend=backend)
-    return count, bool((np.asarray(_host_of(count)) == 0).any())
+        narrowed, ni = allocate(self.backend, ti.shape, dtype,
+                                contiguous_strides(ti.shape, dtype.itemsize), set())
+        copy_view(self.backend, ni, ti, None)
+        return narrowed
 
 
 def _host_of(arr):
