@@ -180,3 +180,20 @@ def test_mean_with_where_as_on_the_cpu():
     h = cp.asarray(np.arange(6, dtype=np.float16))
     got = titer.mean(h)
     assert got.dtype == np.float16 and float(got) == float(np.mean(np.arange(6, dtype=np.float16)))
+
+
+def test_integer_power_checks_only_the_exponents_it_computes_with():
+    """As NumPy and the CPU path: a negative exponent under a False mask, or
+    in an empty broadcast, raises nothing."""
+    a = cp.asarray(np.arange(1, 7, dtype=np.int64))
+    b = cp.asarray(np.array([2, -1, 3, -2, 1, 0], dtype=np.int64))
+    mask = cp.asarray(np.array([True, False, True, False, True, True]))
+    out = cp.zeros(6, np.int64)
+    titer.elementwise("power", out, a, b, where=mask)
+    want = np.zeros(6, np.int64)
+    titer.elementwise("power", want, cp.asnumpy(a), cp.asnumpy(b), where=cp.asnumpy(mask))
+    np.testing.assert_array_equal(cp.asnumpy(out), want)
+    with pytest.raises(ValueError, match="negative integer powers"):
+        titer.elementwise("power", out, a, b, where=cp.ones(6, bool))
+    empty = cp.zeros((6, 0), np.int64)
+    assert titer.elementwise("power", empty, a.reshape(6, 1), b.reshape(6, 1)) is empty

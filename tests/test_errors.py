@@ -361,3 +361,66 @@ def test_mean_of_nothing_warns_at_the_callers_line():
         warnings.simplefilter("always")
         titer.mean(np.ones((0, 2)), axis=0)
     assert [w.filename for w in caught if "Mean of empty" in str(w.message)] == [__file__]
+
+
+def _guarded(shape, dtype):
+    """A zeroed view into a larger buffer: (view, the whole buffer)."""
+    whole = np.zeros(int(np.prod(shape)) + 64, dtype)
+    return whole[32:-32].reshape(shape), whole
+
+
+WORKSPACE_CALLS = {   # each takes memory for its threads' buffers before it writes
+    "buffered casts": lambda out: titer.elementwise(
+        "add", out, np.ones((300, 300), np.float32), np.ones((300, 300)).T),
+    "transposed tiles": lambda out: titer.elementwise(
+        "add", out, np.ones((300, 300)).T, np.ones((300, 300))),
+    "outer reduction tiles": lambda out: titer.sum(np.ones((4096, 300)), axis=0,
+                                                   out=out[0]),
+    "inner reduction leaves": lambda out: titer.sum(np.ones((3, 2 ** 16)), axis=1,
+                                                    out=out[0, :3]),
+}
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("name", sorted(WORKSPACE_CALLS))
+def test_out_of_memory_is_a_memory_error_with_nothing_written(name, threads):
+    """titer._core._fail_workspaces(1): the next workspace allocation fails,
+    as malloc would.  Every thread's memory is taken before the first
+    write, so the MemoryError leaves out and its neighbours as they were;
+    the next call runs."""
+    out, whole = _guarded((300, 300), np.float64)
+    with titer.num_threads(threads):
+        titer._core._fail_workspaces(1)
+        try:
+            with pytest.raises(MemoryError):
+                WORKSPACE_CALLS[name](out)
+        finally:
+            titer._core._fail_workspaces(0)
+        assert not whole.any()
+        WORKSPACE_CALLS[name](out)
+    assert out.any()
+
+
+@pytest.mark.parametrize("dtype", ["l", "L", "e", "f", "d", "F", "D"])
+@pytest.mark.parametrize("value", [2 ** 70, -2 ** 70, 2 ** 1100])
+def test_unary_op_of_a_huge_python_int_under_dtype(dtype, value):
+    """NumPy holds the int as an object; under dtype= it converts it as
+    Python does (a C long, float(), complex())."""
+    import warnings
+    kwargs = {"dtype": dtype, "casting": "unsafe"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = _outcome(lambda: np.negative(value, **kwargs))
+        got = _outcome(lambda: titer.elementwise("negative", None, value, **kwargs))
+        assert got is want
+        if want is None:
+            a, b = np.negative(value, **kwargs), titer.elementwise("negative", None, value, **kwargs)
+            assert type(a) is type(b) and a.tobytes() == b.tobytes()
+
+
+def test_integer_power_into_an_empty_broadcast_checks_nothing():
+    """NumPy raises for a negative exponent it computes with: none here."""
+    a, b = np.arange(7).reshape(7, 1), -np.ones((7, 1), np.int64)
+    out = np.empty((7, 0), np.int64)
+    assert titer.elementwise("power", out, a, b) is out
+    assert np.power(a, b, out=out) is out

@@ -12,12 +12,13 @@
 from cpython.pycapsule cimport PyCapsule_New
 
 
-cdef void run_user_plan(const Plan *plan, int nthreads, int64_t grain) noexcept nogil:
+cdef int run_user_plan(const Plan *plan, int nthreads, int64_t grain) noexcept nogil:
     """for_each's split and teams (NOTE: [busy machines]), without its tiles,
-    streaming stores and FP flags, which an author's loop does not have."""
+    streaming stores and FP flags, which an author's loop does not have.
+    -1: no memory for the staging buffers (nothing run)."""
     cdef titer_team team
     titer_team_open(&team, nthreads, work_units(plan.numel, grain))
-    run_pieces(serial_for_each, plan, plan.numel, &team)
+    return run_pieces(serial_for_each, plan, plan.numel, &team)
 
 
 cdef int api_for_each(object iterator, titer_loop2d_fn loop, void *ctx,
@@ -28,6 +29,7 @@ cdef int api_for_each(object iterator, titer_loop2d_fn loop, void *ctx,
     elements) runs on one thread: chunks would race on its outputs."""
     cdef TensorIterator it
     cdef Plan plan
+    cdef int status
     cdef int nthreads = requested_threads()
     cdef int64_t grain = _grain_size if grain_size < 0 else max(grain_size, <int64_t>1)
     if not isinstance(iterator, TensorIterator):
@@ -49,9 +51,11 @@ cdef int api_for_each(object iterator, titer_loop2d_fn loop, void *ctx,
         return 0
     if plan.numel >= 16384:             # as run_plan: releasing the GIL costs ~0.1-0.2 us
         with nogil:
-            run_user_plan(&plan, nthreads, grain)
+            status = run_user_plan(&plan, nthreads, grain)
     else:
-        run_user_plan(&plan, nthreads, grain)
+        status = run_user_plan(&plan, nthreads, grain)
+    if status < 0:
+        raise MemoryError("titer: no memory for the staging buffers of this call")
     return 0
 
 

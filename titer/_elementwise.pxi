@@ -18,8 +18,7 @@ cdef extern from *:
 from . import _duck         # duck arrays (NEP 13, subclasses, Dask): see _duck.py
 from . import _frontend     # NumPy's call semantics, shared with titer.cuda
 
-_LOOP_ERRORS = {1: (ValueError, "Integers to negative integer powers are not allowed."),
-                2: (MemoryError, "titer could not allocate a staging buffer")}
+_LOOP_ERRORS = {1: (ValueError, "Integers to negative integer powers are not allowed.")}
 
 cdef enum:
     KEY_PY_INT = 14            # key codes past the 14 dtype codes
@@ -328,9 +327,12 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
         _frontend.check_scalars(op.spec, inputs, res.loop_in, casting)
     if res.loop_error_possible and arrays[0] is not None:
         # The loop may stop with a Python error (integer power, negative
-        # exponent): compute into a temporary so `out` is untouched then.
-        result = elementwise(name, None, *inputs, dtype=dtype, casting=casting)
-        return elementwise("where", out, True, result, result, dtype=arrays[0].dtype,
+        # exponent): compute into a temporary so `out` is untouched then --
+        # of out's broadcast shape: NumPy checks only what it computes.
+        scratch = np.empty(np.broadcast_shapes(arrays[0].shape, *[np.shape(x) for x in inputs]),
+                           res.out_dtypes[0])
+        _build_and_run(op, [scratch] + arrays[1:], res, res.loop, False, key)
+        return elementwise("where", out, True, scratch, scratch, dtype=arrays[0].dtype,
                            casting="unsafe")
     _build_and_run(op, arrays, res, res.loop, cacheable and not by_tuple, key)
     if op.nout == 1:
@@ -443,6 +445,8 @@ def _elementwise_general(OpEntry op, out, tuple inputs, dtype, casting, where, o
     mask = None if where is True else np.asarray(where, dtype=np.bool_)
     in_types = tuple([_resolution_type(x) for x in args])
     res = resolve(op, in_types, outs, dtype, casting, args, mask is not None)
+    if op.nin == 1:
+        args = _frontend.object_int_operands(args, res.loop_in)
     shapes = [x.shape for x in args if cnp.PyArray_Check(x)]
     if mask is not None:
         shapes.append(mask.shape)

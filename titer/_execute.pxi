@@ -14,17 +14,19 @@ cdef extern from "titer_generated.h" nogil:
 cdef extern from "<stdlib.h>" nogil:
     void *aligned_alloc(size_t alignment, size_t size)
 
-cdef extern from "titer_scalar.h" nogil:
-    void titer_flag_error(int code)     # raised after the run (_raise_loop_error)
-
-cdef enum:
-    TITER_NO_MEMORY = 2                 # _LOOP_ERRORS: MemoryError
+cdef extern from "titer_threads.h" nogil:
+    int titer_thread_num()
 
 DEF_GRAIN_SIZE = 32768          # ATen's GRAIN_SIZE, in elements
 cdef int64_t _grain_size = DEF_GRAIN_SIZE
 cdef int FPE_MASK = FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID
 cdef enum:
     STAGE_BYTES = BUFFER_BLOCK * 16     # one block of the widest dtype
+cdef extern from *:
+    """
+    int titer_workspace_failures = 0;   /* the test hook _fail_workspaces; titer_reduce.h */
+    """
+    int titer_workspace_failures
 
 
 # -- DimCounter (seed 003) -------------------------------------------------------
@@ -195,22 +197,18 @@ cdef inline void loop2d(const Plan *p, char **ptrs, const int64_t *strides,
             row[t] += strides[nt + t]
 
 
-cdef void serial_for_each(const Plan *p, int64_t begin, int64_t end) noexcept nogil:
-    """Walk linear range [begin, end) of the iteration space in 2-d steps."""
+cdef void serial_for_each(const Plan *p, int64_t begin, int64_t end, char *stage) noexcept nogil:
+    """Walk linear range [begin, end) of the iteration space in 2-d steps;
+    `stage` is this thread's staging memory (stage_bytes)."""
     cdef char *ptrs[MAX_OPERANDS]
     cdef int64_t strides[2 * MAX_OPERANDS]
     cdef int64_t step[2]
     cdef int64_t one = 1
     cdef DimCounter counter
     cdef int t, d, nt = p.ntensors
-    cdef char *buffers = NULL
+    cdef char *buffers = stage
     if end <= begin:
         return
-    if p.buffered or p.stream_output:
-        buffers = <char *>aligned_alloc(64, nt * 2 * STAGE_BYTES)
-        if buffers == NULL:
-            titer_flag_error(TITER_NO_MEMORY)
-            return
     for t in range(nt):
         strides[t] = p.op[t].stride[0] if p.ndim >= 1 else 0
         strides[nt + t] = p.op[t].stride[1] if p.ndim >= 2 else 0
@@ -230,7 +228,6 @@ cdef void serial_for_each(const Plan *p, int64_t begin, int64_t end) noexcept no
             counter_increment(&counter, step)
     if p.stream_output:
         titer_stream_fence()
-    free(buffers)
 
 
 cdef inline int64_t work_units(int64_t numel, int64_t grain) noexcept nogil:
@@ -241,16 +238,42 @@ cdef inline int64_t work_units(int64_t numel, int64_t grain) noexcept nogil:
     return (numel + grain - 1) // grain
 
 
-ctypedef void (*range_runner)(const Plan *p, int64_t begin, int64_t end) noexcept nogil
+ctypedef void (*range_runner)(const Plan *p, int64_t begin, int64_t end,
+                              char *stage) noexcept nogil
+
+
+cdef inline size_t stage_bytes(const Plan *p) noexcept nogil:
+    """One thread's staging memory: two blocks per operand where the plan
+    converts, realigns, transposes or streams, else none."""
+    if p.buffered or p.stream_output or p.tile > 0:
+        return <size_t>p.ntensors * 2 * STAGE_BYTES
+    return 0
+
+
+cdef char *alloc_workspace(size_t nbytes) noexcept nogil:
+    """64-byte aligned memory for a whole run, taken before any thread
+    writes (NULL: out of memory, or the test hook said fail)."""
+    global titer_workspace_failures
+    if titer_workspace_failures > 0:
+        titer_workspace_failures -= 1
+        return NULL
+    return <char *>aligned_alloc(64, nbytes)
+
+
+def _fail_workspaces(int n):
+    """Test hook: the next `n` workspace allocations fail (MemoryError)."""
+    global titer_workspace_failures
+    titer_workspace_failures = n
 
 
 cdef void run_piece(range_runner run, const Plan *p, titer_team *team, int64_t piece,
-                    int64_t per, int64_t units) noexcept nogil:
+                    int64_t per, int64_t units, char *stage, size_t per_thread) noexcept nogil:
     """Piece `piece` of `per` units, dynamically claimed: timed for the
-    team, FP flags kept."""
+    team, FP flags kept; the thread's own slice of the run's staging memory."""
     cdef int64_t began = titer_piece_begin()
     feclearexcept(FPE_MASK)
-    run(p, piece * per, min(piece * per + per, units))
+    run(p, piece * per, min(piece * per + per, units),
+        stage + <size_t>titer_thread_num() * per_thread if stage != NULL else NULL)
     titer_piece_end(team, began, fetestexcept(FPE_MASK))
 
 
@@ -259,23 +282,34 @@ cdef int run_pieces(range_runner run, const Plan *p, int64_t units,
     """Units [0, units) on the team opened for them: on the calling thread
     alone, or in the team's pieces claimed dynamically by its threads, the
     calling thread among them (NOTE: [busy machines] in titer_threads.h).
-    Closes the team; returns the FP flags."""
+    The staging memory of every thread is taken first, so running out of
+    memory writes nothing.  Closes the team; returns the FP flags, or -1
+    when memory ran out."""
     cdef int64_t per, c
+    cdef size_t per_thread = stage_bytes(p)
+    cdef char *stage = NULL
+    if per_thread > 0:
+        stage = alloc_workspace(per_thread * <size_t>max(team.size, 1))
+        if stage == NULL:
+            titer_team_close(team)
+            return -1
     if team.size <= 1:
-        run(p, 0, units)
+        run(p, 0, units, stage)
     else:
         per = (units + team.pieces - 1) // team.pieces
         if run == serial_for_each:          # piece edges on 64-element multiples
             per = (per + 63) // 64 * 64     # keep threads off each other's lines
         team.pieces = (units + per - 1) // per
         for c in prange(team.pieces, nogil=True, schedule='dynamic', num_threads=team.size):
-            run_piece(run, p, team, c, per, units)
+            run_piece(run, p, team, c, per, units, stage, per_thread)
+    free(stage)
     titer_team_close(team)
     return team.flags | fetestexcept(FPE_MASK)
 
 
 cdef int for_each(const Plan *p, int64_t grain, int nthreads) noexcept nogil:
-    """Run the plan over every element; return the FP exception flags raised."""
+    """Run the plan over every element; return the FP exception flags
+    raised, -1 when memory ran out (nothing written)."""
     cdef titer_team team
     cdef Plan serial
     if p.numel == 0:
@@ -301,6 +335,8 @@ cdef int run_plan(const Plan *p) except -1:
             flags = for_each(p, grain, requested_threads() if p.numel >= grain else 1)
     else:
         flags = for_each(p, grain, requested_threads() if p.numel >= grain else 1)
+    if flags < 0:
+        raise MemoryError("titer: no memory for the staging buffers of this call")
     return flags
 
 

@@ -163,6 +163,23 @@ def scalar_operand(x, nin):
     return x
 
 
+def object_int_operands(args, loop_in):
+    """A unary op's Python int beyond int64 and uint64 is NumPy's object
+    array of it (scalar_operand).  Where dtype= picks a loop of numbers,
+    NumPy converts that int as Python does: into an integer loop through a C
+    long (OverflowError), into a float or complex loop through float() or
+    complex().  The operands in the loop's terms, for either executor."""
+    converted = []
+    for x, loop in zip(args, loop_in):
+        if (isinstance(x, np.ndarray) and x.dtype.kind == "O" and x.ndim == 0
+                and type(x[()]) is int and loop.kind != "O"):
+            if loop.kind in "biu":
+                raise OverflowError(_C_LONG_OVERFLOW)
+            x = np.asarray(complex(x[()]) if loop.kind == "c" else float(x[()]))
+        converted.append(x)
+    return converted
+
+
 def resolution_type(x):
     """What NumPy's resolution sees of an operand: the Python scalar type
     for int/float/complex (weak, NEP 50), else the dtype."""

@@ -235,7 +235,7 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
             bits = titer_reduce_run(&r, requested_threads(), _grain_size)
         _raise_loop_error()
         if bits < 0:
-            raise MemoryError()
+            raise MemoryError("titer: no memory for the partial results of this reduction")
         bits = fpe_bits(bits)
         if entry.name in _QUIET_INVALID:
             bits &= ~8

@@ -99,7 +99,7 @@ cdef object reduce_cached(OpEntry entry, cnp.ndarray x, axis, dtype, out, bint k
     with nogil:
         bits = titer_reduce_run(&r, requested_threads(), _grain_size)
     if bits < 0:
-        raise MemoryError()
+        raise MemoryError("titer: no memory for the partial results of this reduction")
     bits = fpe_bits(bits)
     if c.quiet_invalid:
         bits &= ~8

@@ -43,16 +43,13 @@ cdef void run_tile(const Plan *p, const int64_t *base_offsets, int64_t i0, int64
                             n0 * op.itemsize, n1, n0, op.itemsize)
 
 
-cdef void run_tile_rows(const Plan *p, int64_t first, int64_t last) noexcept nogil:
+cdef void run_tile_rows(const Plan *p, int64_t first, int64_t last, char *stage) noexcept nogil:
     """Work units [first, last): unit u = (outer index u // rows, tile row u % rows)."""
     cdef int64_t rows = (p.shape[1] + p.tile - 1) // p.tile
     cdef int64_t u, outer, row, i0, i1, rem
     cdef int64_t offsets[MAX_OPERANDS]
     cdef int t, d
-    cdef char *buffers = <char *>aligned_alloc(64, p.ntensors * 2 * STAGE_BYTES)
-    if buffers == NULL:
-        titer_flag_error(TITER_NO_MEMORY)
-        return
+    cdef char *buffers = stage          # this thread's (run_pieces)
     for u in range(first, last):
         outer = u // rows
         row = u % rows
@@ -68,7 +65,6 @@ cdef void run_tile_rows(const Plan *p, int64_t first, int64_t last) noexcept nog
             run_tile(p, offsets, i0, min(<int64_t>p.tile, p.shape[0] - i0),
                      i1, min(<int64_t>p.tile, p.shape[1] - i1), buffers)
             i0 += p.tile
-    free(buffers)
 
 
 cdef int for_each_tiled(const Plan *p, int64_t grain, int nthreads) noexcept nogil:

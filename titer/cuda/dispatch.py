@@ -59,6 +59,8 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
     args = [info if info is not None else _frontend.scalar_operand(x, op.nin)
             for x, info in zip(inputs, infos[op.nout:])]
     found = _resolve(op, infos, args, dtype, casting, where is not True)
+    if op.nin == 1:
+        args = _frontend.object_int_operands(args, found.loop_in)
     call = _Call(op, found, _kernel(backend, op.name, found.signature), backend, devices)
     if where is not True or order != "K":
         return _where_or_order(call, outs, infos, args, mask, order)
@@ -131,12 +133,28 @@ def _where_or_order(call, outs, infos, args, mask, order):
     if mask is False:
         _iterate(infos, args, call.found, nout)     # NumPy still checks the shapes
         return packed
+    args, infos = _unmasked_exponents(call, args, infos, mask)
     temps = _compute(call, [None] * nout, [None] * nout + infos[nout:], args)
     temps = temps if nout > 1 else (temps,)
     for k in range(nout):
         elementwise("where", outs[k], mask.array, temps[k], outs[k], dtype=infos[k].dtype,
                     casting="unsafe", backend=call.backend)
     return packed
+
+
+def _unmasked_exponents(call, args, infos, mask):
+    """np.power of signed integers under where=: NumPy raises only for a
+    negative exponent it computes with, so the masked-out exponents become 1
+    (titer's where kernel) before the temporaries are computed."""
+    nout = call.op.nout
+    exponent = infos[nout + 1] if call.op.name == "power" else None
+    if exponent is None or call.found.loop_in[1].kind != "i":
+        return args, infos
+    chosen = elementwise("where", None, mask.array, exponent.array, 1,
+                         dtype=call.found.loop_in[1], casting="unsafe", backend=call.backend)
+    args, infos = list(args), list(infos)
+    args[1] = infos[nout + 1] = DeviceInfo(chosen)
+    return args, infos
 
 
 def _result_shape(infos, mask, nout):
@@ -191,7 +209,8 @@ def _compute(call, outs, infos, args, cache_key=None):
         cache_key = None                            # the plan reads the copies
     if found.discards_imaginary:
         _frontend.warn_discarded_imaginary(stacklevel=3)
-    launcher.check_exponents(op.name, found.loop_in, args, backend, devices)
+    if _plan.numel(_result_shape(infos, True, nout)) > 0:   # NumPy checks computed exponents
+        launcher.check_exponents(op.name, found.loop_in, args, backend, devices)
     for k in range(nout):
         if outs[k] is None:
             allocated = it.output(k)

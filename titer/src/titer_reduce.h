@@ -27,6 +27,17 @@
 #include "titer_threads.h"
 
 extern int titer_loop_error;      /* _elementwise.pxi: a Python error from a nogil loop */
+extern int titer_workspace_failures;    /* _execute.pxi: the test hook _fail_workspaces */
+
+/* Memory a reduction needs, taken before any thread writes an output (a
+ * NULL makes the run return -1: MemoryError, nothing written). */
+static inline void *titer_reduce_alloc(size_t n) {
+    if (titer_workspace_failures > 0) {
+        titer_workspace_failures--;
+        return NULL;
+    }
+    return malloc(n);
+}
 
 #define TITER_RED_MAXDIMS 64
 #define TITER_PW_BLOCK 128       /* NumPy's PW_BLOCKSIZE */
@@ -212,7 +223,7 @@ static inline int titer_inner_leaves(const titer_reduction *r, titer_leaves *g) 
     g->starts = NULL;
     if (g->n0 > TITER_RED_PIECE) {
         g->per_row = titer_pw_cut(0, g->n0, g->split, NULL, 0);
-        g->starts = (int64_t *)malloc(sizeof(int64_t) * (size_t)(g->per_row + 1));
+        g->starts = (int64_t *)titer_reduce_alloc(sizeof(int64_t) * (size_t)(g->per_row + 1));
         if (!g->starts) return -1;
         titer_pw_cut(0, g->n0, g->split, g->starts, 0);
         g->starts[g->per_row] = g->n0;
@@ -414,16 +425,18 @@ static void titer_outer_finish(const titer_reduction *r, const titer_tiles *t, i
         titer_red_finish(r, out + j * r->kout[0], result + (size_t)j * (size_t)k->acc_size);
 }
 
+/* One thread's memory for titer_outer_tiles_run. */
+static inline size_t titer_outer_tiles_bytes(const titer_reduction *r, const titer_tiles *t) {
+    size_t row = (size_t)t->w * (size_t)r->kit->acc_size;
+    return row * ((size_t)t->nchunks + 1 + TITER_RED_LEVELS
+                  + (size_t)titer_levels_for(t->nchunks) + 1);
+}
+
+/* Tiles [t0, t1) with `mem`, this thread's titer_outer_tiles_bytes. */
 static void titer_outer_tiles_run(const titer_reduction *r, const titer_tiles *t,
-                                  int64_t t0, int64_t t1) {
+                                  int64_t t0, int64_t t1, char *mem) {
     size_t row = (size_t)t->w * (size_t)r->kit->acc_size;
     int levels = titer_levels_for(t->nchunks);
-    char *mem = (char *)malloc(row * ((size_t)t->nchunks + 1 + TITER_RED_LEVELS + (size_t)levels + 1));
-    if (!mem) {
-        __atomic_store_n(&titer_loop_error, 2, __ATOMIC_RELAXED);  /* MemoryError after
-                                           the run (_elementwise.pxi: _LOOP_ERRORS) */
-        return;
-    }
     char *scratch = mem;
     char *partials = scratch + row * (1 + TITER_RED_LEVELS);
     char *stack = partials + row * (size_t)t->nchunks;
@@ -433,7 +446,6 @@ static void titer_outer_tiles_run(const titer_reduction *r, const titer_tiles *t
             titer_outer_chunk(r, t, tile, c, partials + (size_t)c * row, scratch);
         titer_outer_finish(r, t, tile, partials, (int64_t)row, stack, acc);
     }
-    free(mem);
 }
 
 /* -- in-order fold (ops NumPy does not reorder; one reduced dim) ------------ */
@@ -476,6 +488,8 @@ static void titer_fold_outputs(const titer_reduction *r, int64_t j0, int64_t j1)
 #define TITER_TEAM_FOR(team, units, first, last, ...)                               \
     if ((team)->size <= 1) {                                                        \
         int64_t first = 0, last = (units);                                          \
+        int team_slot_ = 0;                                                         \
+        (void)team_slot_;                                                           \
         __VA_ARGS__;                                                                \
     } else {                                                                        \
         int64_t npieces_ = (team)->pieces = titer_min64((team)->pieces, (units));   \
@@ -485,6 +499,8 @@ static void titer_fold_outputs(const titer_reduction *r, int64_t j0, int64_t j1)
             int64_t first = piece_ * (units) / npieces_;                            \
             int64_t last = (piece_ + 1) * (units) / npieces_;                       \
             int64_t began_ = titer_piece_begin();                                   \
+            int team_slot_ = titer_thread_num();    /* < the team's size */         \
+            (void)team_slot_;                                                       \
             feclearexcept(TITER_FPE_MASK);                                          \
             __VA_ARGS__;                                                            \
             titer_piece_end((team), began_, fetestexcept(TITER_FPE_MASK));          \
@@ -517,27 +533,26 @@ static int titer_outer_chunks_run(const titer_reduction *r, const titer_tiles *t
                                   titer_team *team) {
     size_t row = (size_t)t->w * (size_t)r->kit->acc_size;
     int64_t units = t->ntiles * t->nchunks;
-    int failed = 0;
-    char *partials = (char *)malloc(row * (size_t)units);
+    size_t scratch_bytes = row * (1 + TITER_RED_LEVELS);
+    size_t slots = (size_t)(team->size > 1 ? team->size : 1);
+    int levels = titer_levels_for(t->nchunks);
+    /* partials, every thread's scratch and the cascade's stack, at once */
+    char *partials = (char *)titer_reduce_alloc(row * (size_t)units + scratch_bytes * slots
+                                                + row * ((size_t)levels + 1));
     if (!partials) return -1;
+    char *scratch0 = partials + row * (size_t)units;
+    char *stack = scratch0 + scratch_bytes * slots;
     TITER_TEAM_FOR(team, units, u0, u1, {
-        char *scratch = (char *)malloc(row * (1 + TITER_RED_LEVELS));
-        if (!scratch) __atomic_store_n(&failed, 1, __ATOMIC_RELAXED);
-        for (int64_t u = u0; u < u1 && scratch; u++)
+        char *scratch = scratch0 + (size_t)team_slot_ * scratch_bytes;
+        for (int64_t u = u0; u < u1; u++)
             titer_outer_chunk(r, t, u / t->nchunks, u % t->nchunks,
                               partials + (size_t)u * row, scratch);
-        free(scratch);
     })
-    int levels = titer_levels_for(t->nchunks);
-    char *stack = failed ? NULL : (char *)malloc(row * ((size_t)levels + 1));
-    if (stack) {
-        for (int64_t tile = 0; tile < t->ntiles; tile++)
-            titer_outer_finish(r, t, tile, partials + (size_t)tile * t->nchunks * row,
-                               (int64_t)row, stack, stack + row * (size_t)levels);
-    }
-    free(stack);
+    for (int64_t tile = 0; tile < t->ntiles; tile++)
+        titer_outer_finish(r, t, tile, partials + (size_t)tile * t->nchunks * row,
+                           (int64_t)row, stack, stack + row * (size_t)levels);
     free(partials);
-    return stack ? 0 : -1;
+    return 0;
 }
 
 /* Inner layout, few outputs and many leaves: every (output, leaf) partial
@@ -546,7 +561,7 @@ static int titer_inner_leaves_run(const titer_reduction *r, const titer_leaves *
                                   titer_team *team) {
     size_t sz = (size_t)r->kit->acc_size;
     int64_t units = r->nout * g->nleaves;
-    char *partials = (char *)malloc(sz * (size_t)units);
+    char *partials = (char *)titer_reduce_alloc(sz * (size_t)units);
     if (!partials) return -1;
     TITER_TEAM_FOR(team, units, u0, u1, {
         for (int64_t u = u0; u < u1; u++) {
@@ -581,8 +596,17 @@ static int titer_reduce_run(const titer_reduction *r, int nthreads, int64_t grai
     } else if (titer_reduce_is_outer(r)) {
         titer_tiles t = titer_outer_tiles(r, nthreads);
         if (nthreads == 1 || t.ntiles >= 4 * nthreads || t.nchunks < t.ntiles * nthreads) {
+            /* every thread's memory before any thread writes an output */
             titer_team_open(&team, nthreads, t.ntiles);
-            TITER_TEAM_FOR(&team, t.ntiles, t0, t1, titer_outer_tiles_run(r, &t, t0, t1))
+            size_t per = titer_outer_tiles_bytes(r, &t);
+            char *mem = (char *)titer_reduce_alloc(per * (size_t)(team.size > 1 ? team.size : 1));
+            if (!mem) {
+                titer_team_close(&team);
+                return -1;
+            }
+            TITER_TEAM_FOR(&team, t.ntiles, t0, t1,
+                           titer_outer_tiles_run(r, &t, t0, t1, mem + (size_t)team_slot_ * per))
+            free(mem);
         } else {
             titer_team_open(&team, nthreads, t.ntiles * t.nchunks);
             status = titer_outer_chunks_run(r, &t, &team);
