@@ -354,8 +354,8 @@ cdef tuple plan_shape(const Plan *p):
     return tuple([p.shape[k] for k in range(p.ndim)])
 
 
-def _shape_str(shape):
-    return "(" + ",".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+from . import _frontend     # NumPy's call semantics (its shape text here)
+_shape_str = _frontend.shape_text
 
 
 # -- mark resize outputs ---------------------------------------------------------

@@ -81,19 +81,6 @@ cdef bint _same_data(a, b):
             and a.strides == b.strides and a.dtype == b.dtype)
 
 
-def _weak_scalar(value, dst_dtype, casting):
-    """A Python scalar as NumPy's copyto sees it (NEP 50: weak)."""
-    kind = {bool: "b", int: "i", float: "f", complex: "c"}[type(value)]
-    as_array = np.asarray(value)
-    if not np.can_cast(np.result_type(dst_dtype, value), dst_dtype, casting):
-        raise TypeError("Cannot cast scalar from %r to %r according to the rule %r"
-                        % (as_array.dtype, dst_dtype, casting))
-    if kind == "i" and dst_dtype.kind in "iu":
-        info = np.iinfo(dst_dtype)
-        if not info.min <= value <= info.max:
-            raise OverflowError("Python integer %d out of bounds for %s" % (value, dst_dtype))
-    return as_array
-
 
 def copy(dst, src, casting="same_kind"):
     """``numpy.copyto(dst, src, casting)``: src broadcast into dst, dtype
@@ -105,33 +92,20 @@ def copy(dst, src, casting="same_kind"):
         raise TypeError("copy: dst must be a numpy.ndarray, got %s" % type(dst).__name__)
     d = dst
     dtype_code(d.dtype)
-    if not d.flags.writeable:
-        raise ValueError("copy: dst is read-only")
-    if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
-        raise ValueError("casting must be one of 'no', 'equiv', 'safe', 'same_kind', or "
-                         "'unsafe'")
-    if type(src) in (bool, int, float, complex):
-        s = _weak_scalar(src, d.dtype, casting)
+    casting = _frontend.normalize_casting(casting)
+    if type(src) in _frontend.PYTHON_SCALARS:
+        _frontend.check_copy(d.shape, d.flags.writeable, (), None, d.dtype, casting)
+        s = _frontend.copy_scalar(src, d.dtype, casting)
     else:
         s = src if cnp.PyArray_Check(src) else np.asarray(src)
         dtype_code(s.dtype)
-        if not np.can_cast(s.dtype, d.dtype, casting):
-            raise TypeError("Cannot cast array data from %r to %r according to the rule %r"
-                            % (s.dtype, d.dtype, casting))
-    try:
-        shape = np.broadcast_shapes(s.shape, d.shape)
-    except ValueError:
-        shape = None
-    if shape != d.shape:
-        raise ValueError("could not broadcast input array from shape %s into shape %s"
-                         % (_shape_str(s.shape), _shape_str(d.shape)))
+        _frontend.check_copy(d.shape, d.flags.writeable, s.shape, s.dtype, d.dtype, casting)
     if s is d or _same_data(s, d) or d.size == 0:
         return dst
     if np.may_share_memory(d, s):
         s = _clone(s)          # as if src were copied first (NumPy's rule)
-    if s.dtype.kind == "c" and d.dtype.kind not in "cb":
-        warnings.warn("Casting complex values to real discards the imaginary part",
-                      np.exceptions.ComplexWarning, stacklevel=2)
+    if _frontend.copy_discards_imaginary(s.dtype, d.dtype):
+        _frontend.warn_discarded_imaginary(stacklevel=1)
     _report_fpe(fpe_bits(copy_into(d, s)), "cast")
     return dst
 

@@ -511,6 +511,49 @@ def mean(ex, x, axis, dtype, out, keepdims, where):
     return ex.narrow(total, x_dtype) if half_result else total
 
 
+# --- copies (numpy.copyto, both executors) ---------------------------------------
+
+def copy_scalar(value, dst_dtype, casting):
+    """A Python scalar as NumPy's copyto reads it (NEP 50: weak): the cast
+    rule, an int within dst's range, an int beyond int64 as Python
+    converts it (float() for an inexact dst).  A 0-d array to copy from."""
+    if not np.can_cast(np.result_type(dst_dtype, value), dst_dtype, casting):
+        raise TypeError("Cannot cast scalar from %r to %r according to the rule %r"
+                        % (np.asarray(value).dtype, dst_dtype, casting))
+    if type(value) is int:
+        check_python_int(value, dst_dtype)
+        if not _INT64_MIN <= value < 2 ** 64:
+            return np.asarray(complex(value) if dst_dtype.kind == "c" else float(value))
+    return np.asarray(value)
+
+
+def check_copy(dst_shape, dst_writeable, src_shape, src_dtype, dst_dtype, casting):
+    """numpy.copyto's checks of an array source, in its order: a read-only
+    dst, the cast rule (None: a scalar source, checked by copy_scalar), the
+    broadcast of src into dst."""
+    _check_writeable(dst_writeable, "copy: dst is read-only")
+    if src_dtype is not None and not np.can_cast(src_dtype, dst_dtype, casting):
+        raise TypeError("Cannot cast array data from %r to %r according to the rule %r"
+                        % (src_dtype, dst_dtype, casting))
+    try:
+        fits = np.broadcast_shapes(src_shape, dst_shape) == tuple(dst_shape)
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError("could not broadcast input array from shape %s into shape %s"
+                         % (shape_text(src_shape), shape_text(dst_shape)))
+
+
+def shape_text(shape):
+    """A shape as NumPy's messages print it: (4,) (2,3) ()."""
+    return "(" + ",".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def copy_discards_imaginary(src_dtype, dst_dtype):
+    """NumPy's ComplexWarning for a copy of complex values into a real dst."""
+    return src_dtype.kind == "c" and dst_dtype.kind not in "cb"
+
+
 # --- reductions: out= and the starting value (both executors) ---
 
 def reduction_out(out, is_array):
@@ -542,9 +585,9 @@ def check_scan_out(shape, x_shape, writeable):
     _check_writeable(writeable)
 
 
-def _check_writeable(writeable):
+def _check_writeable(writeable, message="output array is read-only"):
     if not writeable:
-        raise ValueError("output array is read-only")
+        raise ValueError(message)
 
 
 def reduction_start(op, ufunc, initial, masked, nred):

@@ -59,10 +59,7 @@ def copy(dst, src, casting="same_kind", backend=None):
     backend = backend or launcher.default_backend()
     d = DeviceInfo(dst)
     dtype_code(d.dtype)
-    if not writeable(dst):
-        raise ValueError("copy: dst is read-only")
-    s = _source(src, d.dtype, _frontend.normalize_casting(casting))
-    _check_broadcast(s.shape, d.shape)
+    s = _source(src, d, writeable(dst), _frontend.normalize_casting(casting))
     if d.internal_overlap():
         raise ValueError("copy: dst has internal overlap (a stride-0 or overlapping "
                          "dimension); it cannot be written element by element")
@@ -72,7 +69,7 @@ def copy(dst, src, casting="same_kind", backend=None):
         one_device("titer.copy", devices)
     if _plan.numel(d.shape) == 0 or (isinstance(s, DeviceInfo) and s.same_view(d)):
         return dst
-    if s.dtype.kind == "c" and d.dtype.kind not in "cb":
+    if _frontend.copy_discards_imaginary(s.dtype, d.dtype):
         _frontend.warn_discarded_imaginary(stacklevel=2)
     if isinstance(s, DeviceInfo) and s.overlaps(d):
         s = clone(backend, s, devices)       # as if src were copied first (NumPy's rule)
@@ -80,11 +77,13 @@ def copy(dst, src, casting="same_kind", backend=None):
     return dst
 
 
-def _source(src, dst_dtype, casting):
-    """src as a copy reads it -- a DeviceInfo, or a NumPy scalar (a Python
-    one as NumPy's copyto reads it: weak) -- with the CPU path's checks."""
+def _source(src, d, dst_writeable, casting):
+    """src as a copy into `d` reads it -- a DeviceInfo, or a NumPy scalar (a
+    Python one as NumPy's copyto reads it: weak) -- after the front end's
+    copy checks."""
     if type(src) in _frontend.PYTHON_SCALARS:
-        s = _core._weak_scalar(src, dst_dtype, casting)
+        _frontend.check_copy(d.shape, dst_writeable, (), None, d.dtype, casting)
+        s = _frontend.copy_scalar(src, d.dtype, casting)
         dtype_code(s.dtype)
         return s
     if isinstance(src, np.generic):
@@ -95,20 +94,8 @@ def _source(src, dst_dtype, casting):
         raise TypeError("copy: unsupported source type %s with a device dst"
                         % type(src).__name__)
     dtype_code(s.dtype)
-    if not np.can_cast(s.dtype, dst_dtype, casting):
-        raise TypeError("Cannot cast array data from %r to %r according to the rule %r"
-                        % (s.dtype, dst_dtype, casting))
+    _frontend.check_copy(d.shape, dst_writeable, s.shape, s.dtype, d.dtype, casting)
     return s
-
-
-def _check_broadcast(src_shape, dst_shape):
-    try:
-        shape = np.broadcast_shapes(src_shape, dst_shape)
-    except ValueError:
-        shape = None
-    if shape != dst_shape:
-        raise ValueError("could not broadcast input array from shape %s into shape %s"
-                         % (_core._shape_str(src_shape), _core._shape_str(dst_shape)))
 
 
 def clone(backend, info, devices=None, dtype=None, order=None):
