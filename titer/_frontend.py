@@ -535,13 +535,17 @@ def check_copy(dst_shape, dst_writeable, src_shape, src_dtype, dst_dtype, castin
     if src_dtype is not None and not np.can_cast(src_dtype, dst_dtype, casting):
         raise TypeError("Cannot cast array data from %r to %r according to the rule %r"
                         % (src_dtype, dst_dtype, casting))
-    try:
-        fits = np.broadcast_shapes(src_shape, dst_shape) == tuple(dst_shape)
-    except ValueError:
-        fits = False
-    if not fits:
+    if not broadcasts_into(src_shape, dst_shape):
         raise ValueError("could not broadcast input array from shape %s into shape %s"
                          % (shape_text(src_shape), shape_text(dst_shape)))
+
+
+def broadcasts_into(shape, target):
+    """`shape` broadcasts to exactly `target` (a copy's source, a where= mask)."""
+    try:
+        return np.broadcast_shapes(shape, target) == tuple(target)
+    except ValueError:
+        return False
 
 
 def shape_text(shape):

@@ -156,11 +156,7 @@ def _reduction_mask(where, xi):
 
 
 def _check_broadcasts(mask_shape, shape):
-    try:
-        fits = np.broadcast_shapes(mask_shape, shape) == tuple(shape)
-    except ValueError:
-        fits = False
-    if not fits:
+    if not _frontend.broadcasts_into(mask_shape, shape):
         raise ValueError("where= of shape %s does not broadcast to the input's shape %s"
                          % (mask_shape, shape))
 
