@@ -380,6 +380,11 @@ def compare(name, approx, numpy_side, titer_side, out_given, where=True, inputs=
         # raises NEP 50's OverflowError, as titer does
         return None
     if n_err is not None:
+        if (isinstance(n_err, OverflowError) and isinstance(t_err, TypeError)
+                and "titer has no object loop" in str(t_err)):
+            # NumPy took its object loop, then its Python int result did not
+            # fit the out= given: the documented difference all the same
+            return "object loop (documented)", "%s | NumPy: %s" % (t_err, n_err)
         if t_err is None:
             return "accepts", "NumPy raised %s: %s" % (type(n_err).__name__, n_err)
         if not isinstance(t_err, type(n_err)):

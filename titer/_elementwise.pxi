@@ -70,6 +70,7 @@ cdef class Resolved:
     cdef bint loop_error_possible  # the loop can flag a Python error (titer_loop_error)
     cdef str signature
     cdef tuple loop_in              # the inputs' loop dtypes
+    cdef tuple int_bounds           # per input, the Python ints it takes (_frontend.int_bounds)
 
 
 cdef str _SAME_KIND = "same_kind"
@@ -132,6 +133,8 @@ cdef Resolved resolve(OpEntry op, tuple in_types, list outs, dtype, casting,
                                    casting, inputs, masked)
     res.signature = found.signature
     res.loop_in = found.loop_in
+    if inputs is not None:
+        res.int_bounds = _frontend.int_bounds(op.spec, inputs, found.loop_in)
     address = op.loops.get(res.signature)
     if address is None:
         raise TypeError("titer has no %s loop for %s" % (op.name, res.signature))
@@ -149,6 +152,16 @@ cdef Resolved resolve(OpEntry op, tuple in_types, list outs, dtype, casting,
         res.operand_codes[op.nout + i] = res.codes[i]
     res.discards_imaginary = found.discards_imaginary
     return res
+
+
+cdef bint _ints_within(tuple bounds, tuple inputs):
+    """Every Python int input within the range its cached loop takes."""
+    cdef Py_ssize_t i
+    for i in range(len(inputs)):
+        b = bounds[i]
+        if b is not None and not (<tuple>b)[0] <= inputs[i] <= (<tuple>b)[1]:
+            return False
+    return True
 
 
 cdef list normalize_out(object out, int nout):
@@ -323,8 +336,8 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
         in_types = tuple([_resolution_type(arrays[i]) for i in range(op.nout, nops)])
         res = resolve(op, in_types, arrays[:op.nout], dtype, casting, arrays[op.nout:])
         _RESOLVED[cache_key] = res
-    elif py_ints:                       # their values, against the cached loop
-        _frontend.check_scalars(op.spec, inputs, res.loop_in, casting)
+    elif py_ints and not _ints_within(res.int_bounds, inputs):
+        _frontend.check_scalars(op.spec, inputs, res.loop_in, casting)    # raises
     if res.loop_error_possible and arrays[0] is not None:
         # The loop may stop with a Python error (integer power, negative
         # exponent): compute into a temporary so `out` is untouched then --

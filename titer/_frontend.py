@@ -300,6 +300,25 @@ def check_scalars(op, inputs, loop_in, casting):
             check_python_int(x, converted)
 
 
+def int_bounds(op, inputs, loop_in):
+    """Per input, the range of Python int values check_scalars lets through
+    with this loop (None: any int, or not an int), so a cached loop checks
+    a new value with two comparisons and calls check_scalars only to raise."""
+    int_compare = compares_ints(op.name, inputs)
+    bounds = []
+    for x, loop in zip(inputs, loop_in):
+        converted = None
+        if type(x) is int and loop.kind != "O" and not int_compare:
+            converted = (_WEAK_DEFAULTS[int] if op.name in _FORCE_CAST_TO_BOOL
+                         else np.result_type(loop, _WEAK_STAND_IN[int]))
+        if converted is not None and converted.kind in "iu":
+            info = np.iinfo(converted)
+            bounds.append((int(info.min), int(info.max)))
+        else:
+            bounds.append(None)
+    return tuple(bounds)
+
+
 _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
 _C_LONG_OVERFLOW = "Python int too large to convert to C long"
 
