@@ -597,10 +597,11 @@ def run_reduction(seed, index):
     several_axes = (x.ndim >= 2 and axis is None) or (isinstance(axis, tuple) and len(axis) > 1)
     if verdict and verdict[0] == "value" and (loop.char == "e" or (
             loop.kind == "c" and name == "multiply") or (
-            name in ("add", "mean") and (case["x"][3] == "zero" or (
+            name in ("add", "mean", "multiply") and (case["x"][3] == "zero" or (
                 several_axes and not (x.flags.c_contiguous or x.flags.f_contiguous))))):
-        # (a float sum over a stride-0 dim: NumPy's iterator makes that dim
-        # its inner reduce loop, titer its outer; over several axes of a
+        # (a float sum or product over a stride-0 dim: NumPy's iterator
+        # makes that dim its inner reduce loop, titer its outer (titer's
+        # bits are NumPy's for the same values laid out contiguously); over several axes of a
         # non-contiguous array NumPy sums what its iterator buffers, pairwise
         # per buffer, while titer sums each row pairwise and adds the rows)
         verdict = ("numpy iteration order", verdict[1])

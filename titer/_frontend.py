@@ -80,6 +80,15 @@ def lookup(name):
     return _ops.OPS_BY_NAME[canonical]
 
 
+def is_device_array(x):
+    """A GPU array (the CUDA array interface, asked of the class first: on
+    an array it is a property building a dict, microseconds a call for
+    CuPy's), not a NumPy one: which executor runs the call."""
+    return (not isinstance(x, np.ndarray)
+            and (hasattr(type(x), "__cuda_array_interface__")
+                 or hasattr(x, "__cuda_array_interface__")))
+
+
 def check_arity(name, nin, inputs):
     if len(inputs) != nin:
         raise TypeError("%s() takes %d input(s), got %d" % (name, nin, len(inputs)))

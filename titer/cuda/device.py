@@ -15,7 +15,7 @@ import os
 
 import numpy as np
 
-from .. import _core
+from .. import _core, _frontend
 from . import build
 from . import plan as _plan
 
@@ -46,12 +46,7 @@ def backend_manifest(backend):
     return getattr(backend, "manifest", None) or manifest()
 
 
-def is_device_array(x):
-    """Has the CUDA array interface (asked of the class first: on an array
-    it is a property building a dict) and is not a NumPy array."""
-    return (not isinstance(x, np.ndarray)
-            and (hasattr(type(x), "__cuda_array_interface__")
-                 or hasattr(x, "__cuda_array_interface__")))
+is_device_array = _frontend.is_device_array
 
 
 def is_operand_array(x):
