@@ -197,3 +197,22 @@ def test_integer_power_checks_only_the_exponents_it_computes_with():
         titer.elementwise("power", out, a, b, where=cp.ones(6, bool))
     empty = cp.zeros((6, 0), np.int64)
     assert titer.elementwise("power", empty, a.reshape(6, 1), b.reshape(6, 1)) is empty
+
+
+@pytest.mark.parametrize("name,char", [("subtract", "d"), ("left_shift", "l"), ("fmod", "d"),
+                                       ("arctan2", "d"), ("divide", "f")])
+def test_masked_fold_of_an_op_without_identity_as_on_the_cpu(name, char):
+    """where= with initial= for an op without an identity: NumPy's left fold
+    over the selected elements, as the CPU computes it (not a fill with
+    initial=, which only max/min-like ops absorb)."""
+    rng = np.random.default_rng(3)
+    x = (rng.integers(0, 4, (3, 4, 5)) if char == "l" else
+         rng.standard_normal((3, 4, 5))).astype(char)
+    for mask in (rng.integers(0, 2, x.shape).astype(bool), rng.integers(0, 2, 5).astype(bool)):
+        for axis in range(3):
+            for keepdims in (False, True):
+                want = titer.reduce(name, x, axis, initial=1, where=mask, keepdims=keepdims)
+                got = titer.reduce(name, cp.asarray(x), axis, initial=1, where=cp.asarray(mask),
+                                   keepdims=keepdims)
+                np.testing.assert_allclose(cp.asnumpy(got), want, rtol=1e-6)
+                assert got.shape == want.shape and got.dtype == want.dtype

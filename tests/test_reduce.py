@@ -441,3 +441,44 @@ def test_fast_axis_sums_are_numpys_bit_for_bit(char, n):
     want = np.array([pairwise_model(row, np.add) for row in rows])
     assert titer.sum(rows, axis=1).tobytes() == want.tobytes()
     assert titer.sum(rows, axis=1).tobytes() == np.sum(rows, axis=1).tobytes()
+
+
+def _left_fold(ufunc, x, axis, initial, mask):
+    """NumPy's definition of a where= reduction of an op without an
+    identity: from initial=, the selected elements in order, one scalar
+    call of the ufunc each."""
+    xs, ms = np.moveaxis(x, axis, -1), np.moveaxis(np.broadcast_to(mask, x.shape), axis, -1)
+    want = np.empty(xs.shape[:-1], x.dtype)
+    for idx in np.ndindex(*xs.shape[:-1]):
+        acc = x.dtype.type(initial)
+        for v, keep in zip(xs[idx], ms[idx]):
+            if keep:
+                acc = ufunc(acc, v)
+        want[idx] = acc
+    return want
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("name,char", [("left_shift", "i"), ("subtract", "d"), ("divide", "d"),
+                                       ("power", "l"), ("fmod", "d"), ("right_shift", "B"),
+                                       ("subtract", "F")])
+def test_masked_fold_of_an_op_without_identity(name, char, threads):
+    """titer folds the selected elements from initial= in C (the where=
+    mask read as it goes), bit for bit NumPy's left fold, in any layout
+    and on any thread count; 2 x 3000 crosses the threads' grain."""
+    rng = np.random.default_rng(5)
+    ufunc = getattr(np, name)
+    with titer.num_threads(threads), np.errstate(all="ignore"):
+        for shape in [(5,), (4, 5), (3, 4, 5), (6, 1), (0, 3), (2, 3000)]:
+            x = (rng.integers(0, 4, shape) if char in "ilB" else
+                 rng.standard_normal(shape)).astype(char)
+            for axis in range(len(shape)):
+                for mask in (rng.integers(0, 2, shape).astype(bool),
+                             rng.integers(0, 2, shape[-1:]).astype(bool)):
+                    for view, ax, m in ((x, axis, mask),
+                                        (x.T, x.ndim - 1 - axis,
+                                         np.broadcast_to(mask, x.shape).T)):
+                        got = titer.reduce(name, view, axis=ax, initial=1, where=m)
+                        want = _left_fold(ufunc, view, ax, 1, m)
+                        assert got.dtype == want.dtype
+                        np.testing.assert_array_equal(got, want)

@@ -341,6 +341,9 @@ REORDERABLE = frozenset([
     "add", "multiply", "maximum", "minimum", "hypot", "logaddexp", "logaddexp2", "fmax",
     "fmin", "gcd", "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and", "logical_or",
     "logical_xor"])
+# Reductions whose fold absorbs repeats of its start: a where= reduction
+# of these may fill the masked-out slots with initial=.
+ABSORBING = frozenset(["maximum", "minimum", "fmax", "fmin"])
 ALIASES = {alias: op.name for op in OPS for alias in op.aliases}
 
 

@@ -31,6 +31,9 @@ cdef extern from "titer_reduce.h" nogil:
         int ordered
         int rows_in_order
         char init[16]
+        const char *mask
+        int64_t mred[MAX_DIMS]
+        int64_t mkept[MAX_DIMS]
     ctypedef struct titer_kit_entry:
         const char *op
         const char *sig
@@ -162,6 +165,7 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
     cdef BuildState st
     cdef BuildFlags flags
     cdef int codes[2]
+    cdef int mcodes[3]
     cdef int k, bits
     cdef cnp.ndarray init_arr
     dtype_code(xa.dtype)
@@ -207,11 +211,12 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
 
     if nout > 0 and nred == 0:
         copy_into(outk, init_arr)
-    elif nout > 0 and masked and identity is None and entry.name not in _ABSORBING:
-        _masked_left_fold(entry.name, xa, mask, axes, init_arr, outk, T)
     elif nout > 0:
         xin, in_dtype, kit = _kit_and_input(entry, xa, T, not masked)
-        if masked:
+        # an op without an identity (nor absorbing repeats of initial=) folds
+        # the selected elements from initial=, reading where= as it goes
+        folds_masked = masked and identity is None and entry.name not in _ops.ABSORBING
+        if masked and not folds_masked:
             if xin is xa:
                 xin = _keep_order_empty(xa.shape, xa, T)
                 copy_into(xin, xa)
@@ -219,7 +224,11 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
             # the initial value: max/min-like ops absorb repeats of it)
             fill = init_arr if identity is None else _scalar_bytes(identity, T)
             elementwise("where", xin, mask, xin, fill)     # titer's loops, in place
-        st = cast_state(outk, xin, T, in_dtype, codes)
+        if folds_masked:
+            mcodes[0], mcodes[1], mcodes[2] = dtype_code(T), dtype_code(in_dtype), 0
+            st = plan_state([outk, xin, mask], [T], [T, in_dtype, _BOOL], mcodes)
+        else:
+            st = cast_state(outk, xin, T, in_dtype, codes)
         flags = numpy_ufunc_flags()
         flags.is_reduction = True
         flags.check_mem_overlap = False
@@ -253,21 +262,9 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
 
 # Ops without an identity whose result a repeat of the initial value does
 # not change: masked-out elements may hold it.
-_ABSORBING = frozenset(["maximum", "minimum", "fmax", "fmin"])
 
 
-def _masked_left_fold(name, xa, mask, axes, init_arr, outk, T):
-    """A where= reduction of an op without an identity (initial= given):
-    NumPy's left fold over the selected elements of the one axis, a step
-    per position along it, each step titer's masked loop."""
-    copy_into(outk, init_arr)
-    steps = xa.shape[axes[0]] if axes else 1
-    index = [slice(None)] * xa.ndim
-    for k in range(steps):
-        if axes:
-            index[axes[0]] = slice(k, k + 1)
-        elementwise(name, outk, outk, xa[tuple(index)], dtype=T, casting="unsafe",
-                    where=mask[tuple(index)])
+_BOOL = np.dtype(np.bool_)
 
 
 cdef int _fill_reduction(titer_reduction *r, const Plan *p, uintptr_t kit) except -1:
@@ -276,6 +273,7 @@ cdef int _fill_reduction(titer_reduction *r, const Plan *p, uintptr_t kit) excep
     r.kit = <const titer_reduce_kit *>kit
     r.out = p.op[0].data
     r.in_ = p.op[1].data
+    r.mask = p.op[2].data if p.ntensors == 3 else NULL     # where= of a masked fold
     r.rd.ndim = 0
     r.kd.ndim = 0
     r.nred = 1
@@ -286,11 +284,13 @@ cdef int _fill_reduction(titer_reduction *r, const Plan *p, uintptr_t kit) excep
         if p.op[0].stride[k] == 0:
             r.rd.shape[r.rd.ndim] = p.shape[k]
             r.rd.stride[r.rd.ndim] = p.op[1].stride[k]
+            r.mred[r.rd.ndim] = p.op[2].stride[k] if r.mask != NULL else 0
             r.rd.ndim += 1
             r.nred *= p.shape[k]
         else:
             r.kd.shape[r.kd.ndim] = p.shape[k]
             r.kd.stride[r.kd.ndim] = p.op[1].stride[k]
+            r.mkept[r.kd.ndim] = p.op[2].stride[k] if r.mask != NULL else 0
             r.kout[r.kd.ndim] = p.op[0].stride[k]
             r.kd.ndim += 1
             r.nout *= p.shape[k]
@@ -298,6 +298,7 @@ cdef int _fill_reduction(titer_reduction *r, const Plan *p, uintptr_t kit) excep
         r.rd.ndim = 1
         r.rd.shape[0] = 1
         r.rd.stride[0] = 0
+        r.mred[0] = 0
     return 0
 
 

@@ -73,6 +73,11 @@ def reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, initial=np.
     resk = _keepdims_view(res, xi, axes, keepdims)
     if _plan.numel(result_shape) > 0 and nred == 0:
         copy_view(backend, resk, init, devices)
+    elif (_plan.numel(result_shape) > 0 and mask is not True and identity is None
+          and op.name not in _ops.ABSORBING):
+        copy_view(backend, resk, init, devices)
+        if mask is not False:
+            _masked_left_fold(backend, op.name, x, mask, axes, res_arr, keepdims, T)
     elif _plan.numel(result_shape) > 0:
         src = xi
         if mask is not True:
@@ -159,6 +164,26 @@ def _check_broadcasts(mask_shape, shape):
     if not _frontend.broadcasts_into(mask_shape, shape):
         raise ValueError("where= of shape %s does not broadcast to the input's shape %s"
                          % (mask_shape, shape))
+
+
+def _masked_left_fold(backend, name, x, mask, axes, res_arr, keepdims, T):
+    """A where= reduction of an op without an identity, NumPy's left fold
+    from initial= (already in the result) over the selected elements: one
+    masked elementwise kernel per position along the one reduced axis (the
+    CPU folds in C; no masked fold kernel here yet)."""
+    if not axes:
+        return
+    axis, ndim = axes[0], len(mask.shape)
+    acc = res_arr if keepdims else res_arr.reshape(
+        _frontend.reduction_shape(DeviceInfo(x).shape, axes, True))
+    mask_axis = axis - (len(DeviceInfo(x).shape) - ndim)      # where= broadcasts from the right
+    index, mask_index = [slice(None)] * len(acc.shape), [slice(None)] * ndim
+    for k in range(DeviceInfo(x).shape[axis]):
+        index[axis] = slice(k, k + 1)
+        if mask_axis >= 0 and mask.shape[mask_axis] != 1:
+            mask_index[mask_axis] = slice(k, k + 1)
+        elementwise(name, acc, acc, x[tuple(index)], dtype=T, casting="unsafe",
+                    where=mask.array[tuple(mask_index)], backend=backend)
 
 
 def _masked_input(backend, xi, T, mask, fill, devices):

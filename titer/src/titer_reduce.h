@@ -160,6 +160,9 @@ typedef struct {
                                             (its elementwise row loop: no chunks, one leaf)
                                             and an inner layout's row sums */
     char init[TITER_ACC_MAX];            /* combined first: identity or initial */
+    const char *mask;                    /* where= of a fold from initial= (NULL: none), */
+    int64_t mred[TITER_RED_MAXDIMS];     /* its strides along rd's dims */
+    int64_t mkept[TITER_RED_MAXDIMS];    /* and along kd's */
 } titer_reduction;
 
 static inline int64_t titer_min64(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -478,6 +481,34 @@ static void titer_fold_outputs(const titer_reduction *r, int64_t j0, int64_t j1)
     }
 }
 
+/* NumPy's where= fold of an op without an identity: from initial=, the
+ * selected elements of each output's reduced range, in order. */
+static void titer_fold_masked(const titer_reduction *r, int64_t j0, int64_t j1) {
+    char acc[TITER_ACC_MAX];
+    int64_t s = r->rd.stride[0], ms = r->mred[0], n = r->rd.shape[0];
+    int64_t rows = r->nred / n;
+    for (int64_t j = j0; j < j1; j++) {
+        int64_t in_off, out_off, mask_off = 0, k = j;
+        titer_red_kept(r, 0, j, &in_off, &out_off);
+        for (int d = 0; d < r->kd.ndim; d++) {
+            mask_off += (k % r->kd.shape[d]) * r->mkept[d];
+            k /= r->kd.shape[d];
+        }
+        memcpy(acc, r->init, (size_t)r->kit->acc_size);
+        for (int64_t row = 0; row < rows; row++) {
+            int64_t off = in_off, moff = mask_off, q = row;
+            for (int d = 1; d < r->rd.ndim; d++) {
+                off += (q % r->rd.shape[d]) * r->rd.stride[d];
+                moff += (q % r->rd.shape[d]) * r->mred[d];
+                q /= r->rd.shape[d];
+            }
+            for (int64_t i = 0; i < n; i++)
+                if (r->mask[moff + i * ms]) r->kit->fold(r->in + off + i * s, s, 1, acc);
+        }
+        r->kit->store(r->out + out_off, acc);
+    }
+}
+
 /* -- the driver -------------------------------------------------------------- */
 
 /* Run `body` on units [first, last) of [0, units): all of them on the
@@ -515,6 +546,7 @@ static inline int titer_kept_dim_fastest(const titer_reduction *r) {
  * reductions NumPy does not reorder, and in-order outer layouts that start
  * from initial= (NumPy's row loop adds the first row to it). */
 static inline int titer_reduce_folds(const titer_reduction *r) {
+    if (r->mask) return 1;
     if (r->ordered && (r->init_given || !r->rows_in_order)) return 1;
     if (r->rows_in_order && r->init_given && titer_kept_dim_fastest(r)) return 1;
     return r->ordered && !titer_kept_dim_fastest(r);
@@ -592,7 +624,8 @@ static int titer_reduce_run(const titer_reduction *r, int nthreads, int64_t grai
     if ((double)r->nred * (double)r->nout < (double)grain) nthreads = 1;
     if (titer_reduce_folds(r)) {
         titer_team_open(&team, nthreads, r->nout);
-        TITER_TEAM_FOR(&team, r->nout, j0, j1, titer_fold_outputs(r, j0, j1))
+        TITER_TEAM_FOR(&team, r->nout, j0, j1,
+                       r->mask ? titer_fold_masked(r, j0, j1) : titer_fold_outputs(r, j0, j1))
     } else if (titer_reduce_is_outer(r)) {
         titer_tiles t = titer_outer_tiles(r, nthreads);
         if (nthreads == 1 || t.ntiles >= 4 * nthreads || t.nchunks < t.ntiles * nthreads) {
