@@ -133,3 +133,18 @@ def test_huge_arrays_split_path():
     assert int(out[-1]) == 2 and int(out[0]) == 2
     assert int(titer.sum(out, dtype=np.int64)) == 2 * n
     assert int(titer.max(out)) == 2 and int(titer.min(out)) == 2
+
+
+def test_power_with_a_scalar_exponent_is_numpys_fast_op():
+    """As NumPy and the CPU path: a scalar exponent of -1, 0.5 or 2 in a
+    float32/float64 loop is reciprocal, sqrt, square (sqrt(-inf) is NaN)."""
+    x = np.array([-np.inf, -0.0, 0.0, 2.0, 9.0, 1e-3])
+    for char in "fd":
+        xc = x.astype(char)
+        for y in (-1.0, 0.5, 2.0, np.float32(0.5), 2):
+            with np.errstate(all="ignore"):
+                want = np.power(xc, y)
+            got = cp.asnumpy(titer.elementwise("power", None, cp.asarray(xc), y))
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+            np.testing.assert_allclose(got, want, rtol=2e-7)

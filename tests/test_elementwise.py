@@ -336,3 +336,28 @@ def test_casts_between_every_dtype_pair():
         np.add(x, np.zeros((), dtype=src), out=expected, casting="unsafe")
         titer.elementwise("add", out, x, np.zeros((), dtype=src), casting="unsafe")
         assert_same(out, expected, "%s -> %s" % (src, dst))
+
+
+@pytest.mark.parametrize("char", ["e", "f", "d"])
+@pytest.mark.parametrize("exponent", [-1.0, 0.0, 0.5, 1.0, 2.0, 3.0])
+def test_power_with_a_stride0_exponent_is_numpys_fast_op(char, exponent):
+    """NumPy's float32/float64 power loops compute a stride-0 exponent of -1,
+    0, 0.5, 1 or 2 as 1/x, 1, sqrt, x, x*x (so sqrt's NaN at -inf and -0 at
+    -0, where pow gives inf and +0); its float16 loop does not."""
+    x = np.array([-np.inf, np.inf, -0.0, 0.0, np.nan, -2.0, 1e-310, 1e30, 3.0, 7.5]
+                 + list(np.linspace(-40, 40, 54)), char)
+    mask = np.arange(x.size) % 3 != 0
+    exponents = [exponent, np.dtype(char).type(exponent), np.array(exponent, char),
+                 np.broadcast_to(np.array(exponent, char), x.shape)]
+    with np.errstate(all="ignore"):
+        for y in exponents:
+            want, got = np.power(x, y), titer.elementwise("power", None, x, y)
+            assert got.dtype == want.dtype
+            if char != "e" and exponent in (3.0,):
+                continue                # pow itself: within the ULP bounds, tested elsewhere
+            assert got.tobytes() == want.tobytes(), (y, x[got.view("u%d" % x.itemsize)
+                                                        != want.view("u%d" % x.itemsize)])
+            out_n, out_t = np.zeros_like(x), np.zeros_like(x)
+            np.power(x, y, out=out_n, where=mask)
+            titer.elementwise("power", out_t, x, y, where=mask)
+            assert out_t.tobytes() == out_n.tobytes()

@@ -25,6 +25,28 @@ def loop_name(op, sig):
     return "titer_loop_%s_%s" % (op.name, sig.replace("->", "_").replace("?", "B1"))
 
 
+# NumPy's loops that look at their strides before they compute: a stride-0
+# exponent of -1, 0, 0.5, 1 or 2 is NumPy's reciprocal, one, sqrt, copy or
+# square, not pow (its POWER_FAST_PATH, float32 and float64 only: its
+# float16 loop has none).  The prelude runs first; the loop proper is the
+# "core" one, which a float16 loop through float calls directly.
+PRELUDES = {("power", "ff->f"): "titer_power_fast_ops_f",
+            ("power", "dd->d"): "titer_power_fast_ops_d"}
+
+
+def core_loop_name(op, sig):
+    return loop_name(op, sig) + ("_core" if (op.name, sig) in PRELUDES else "")
+
+
+def emit_prelude(op, sig):
+    """The loop the tables point at, for a signature with a prelude."""
+    if (op.name, sig) not in PRELUDES:
+        return None
+    return ("static void %s(char **data, const int64_t *strides, int64_t n) {\n"
+            "    if (!%s(data, strides, n)) %s(data, strides, n);\n}"
+            % (loop_name(op, sig), PRELUDES[op.name, sig], core_loop_name(op, sig)))
+
+
 def masked_loop_name(op, sig):
     return "titer_mloop_%s_%s" % (op.name, sig.replace("->", "_").replace("?", "B1"))
 
@@ -132,7 +154,7 @@ def emit_loop(op, sig):
     twin = float_fast_twin(op, sig)
     if twin:                # float16 through the float32 fast loop, in blocks
         body = "if (titer_half_through_float(%s, %d, data, strides, n)) return;\n    %s(%s, %s)" % (
-            loop_name(op, twin), len(ins), _LOOP_SHAPES[len(ins), 1], ", ".join(types),
+            core_loop_name(op, twin), len(ins), _LOOP_SHAPES[len(ins), 1], ", ".join(types),
             kernel_name(op, sig))
         attrs = ""
     elif fast:                # float32 / float64 unary or binary loops (divmod: two outputs)
@@ -146,7 +168,7 @@ def emit_loop(op, sig):
         clones = "TITER_FAST_FMA_CLONES" if fast[1] in _FMA_FAST else "TITER_FAST_CLONES"
         # built once, in the core's unit (titer_loops.h: TITER_FAST_CLONES)
         signature = "TITER_SHARED void %s(char **data, const int64_t *strides, int64_t n)" % (
-            loop_name(op, sig))
+            core_loop_name(op, sig))
         return "#ifndef TITER_ISA\n%s %s {\n    %s\n}\n#else\n%s;\n#endif" % (
             clones, signature, body, signature)
     else:
@@ -156,7 +178,7 @@ def emit_loop(op, sig):
         if any(call in ops.lookup_expr(op, ins)[1] for call in _FUSED_CALLS):
             attrs += "TITER_SIMD_FMA_CLONES "
     return ("%sstatic void %s(char **data, const int64_t *strides, int64_t n) {\n"
-            "    %s\n}" % (attrs, loop_name(op, sig), body))
+            "    %s\n}" % (attrs, core_loop_name(op, sig), body))
 
 
 def cast_expr(src, dst):
@@ -251,6 +273,9 @@ def generate():
             # (the CUDA build reuses emit_kernel without them)
             parts.append(no_trapping_math(op, sig) + emit_kernel(op, sig))
             parts.append(emit_loop(op, sig))
+            prelude = emit_prelude(op, sig)
+            if prelude:
+                parts.append(prelude)
             parts.append("static void %s(char **data, const int64_t *strides, int64_t n) {\n"
                          "    titer_masked_run(%s, %d, data, strides, n);\n}"
                          % (masked_loop_name(op, sig), loop_name(op, sig), op.nin + op.nout))

@@ -189,6 +189,24 @@ def object_int_operands(args, loop_in):
     return converted
 
 
+# NumPy's float32/float64 power loops compute a stride-0 exponent of -1, 0.5
+# or 2 as reciprocal, sqrt or square (its POWER_FAST_PATH; 0 and 1 give pow's
+# answers anyway).  The CPU loops do it per inner loop, as NumPy does
+# (titer_loops.h: TITER_POWER_FAST_OPS); a device call takes it from here.
+POWER_FAST_OPS = {-1.0: "reciprocal", 0.5: "sqrt", 2.0: "square"}
+
+
+def power_fast_op(op, inputs):
+    """The op NumPy runs for power with a scalar exponent of -1, 0.5 or 2
+    (in a float32 or float64 loop: the caller checks), else None."""
+    if op.name != "power" or len(inputs) != 2:
+        return None
+    y = inputs[1]
+    if type(y) in (int, float) or (isinstance(y, np.generic) and y.dtype.kind in "iuf"):
+        return POWER_FAST_OPS.get(float(y))
+    return None
+
+
 def resolution_type(x):
     """What NumPy's resolution sees of an operand: the Python scalar type
     for int/float/complex (weak, NEP 50), else the dtype."""

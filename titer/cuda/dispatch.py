@@ -51,7 +51,8 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
     outs = _frontend.normalize_out(out, op.nout, is_operand_array)
     backend = backend or launcher.default_backend()
     cache_key = None
-    if where is True and order == "K":
+    fast = _frontend.power_fast_op(op, inputs)     # decided by a value: no replay
+    if where is True and order == "K" and fast is None:
         done, cache_key = plan_cache.replay_elementwise(backend, op, outs, inputs, dtype, casting)
         if done is not None:
             return done
@@ -59,6 +60,11 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
     args = [info if info is not None else _frontend.scalar_operand(x, op.nin)
             for x, info in zip(inputs, infos[op.nout:])]
     found = _resolve(op, infos, args, dtype, casting, where is not True)
+    if fast is not None and found.loop_in[1].char in "fd":
+        # NumPy's power with that scalar exponent: its reciprocal, sqrt or
+        # square, in the loop dtype (the call's checks are done)
+        return elementwise(fast, out, inputs[0], dtype=found.loop_out[0], casting="unsafe",
+                           where=where, order=order, backend=backend)
     if op.nin == 1:
         args = _frontend.object_int_operands(args, found.loop_in)
     call = _Call(op, found, _kernel(backend, op.name, found.signature), backend, devices)

@@ -280,6 +280,39 @@ static inline void titer_masked_run(titer_loop1d fn, int nt, char **data,
                                         OUTS(, (T *)(o1 + i * so1)));       \
     }
 
+/* NumPy's power with a stride-0 exponent (its POWER_FAST_PATH, float32 and
+ * float64, every CPU): an exponent of -1, 0, 0.5, 1 or 2 gives 1/x, 1,
+ * sqrt(x), x or x*x -- not pow, whose answers differ for 0.5 at -inf (inf,
+ * not NaN) and -0.  Returns 0, computing nothing, for any other exponent.
+ * (_codegen.PRELUDES runs it before the power loop.) */
+#define TITER_POWER_FAST_OPS(T, SUFFIX, SQRT)                                  \
+static inline int titer_power_fast_ops_##SUFFIX(char **data, const int64_t *strides, \
+                                                int64_t n) {                  \
+    if (strides[2] != 0 || n <= 0) return 0;                                \
+    const T y = *(const T *)data[2];                                        \
+    char *o = data[0];                                                      \
+    const char *x = data[1];                                                \
+    const int64_t so = strides[0], sx = strides[1];                        \
+    if (y == (T)-1)                                                         \
+        for (int64_t i = 0; i < n; i++) *(T *)(o + i * so) = (T)1 / *(const T *)(x + i * sx); \
+    else if (y == (T)0)                                                     \
+        for (int64_t i = 0; i < n; i++) *(T *)(o + i * so) = (T)1;          \
+    else if (y == (T)0.5)                                                   \
+        for (int64_t i = 0; i < n; i++) *(T *)(o + i * so) = SQRT(*(const T *)(x + i * sx)); \
+    else if (y == (T)1)                                                     \
+        for (int64_t i = 0; i < n; i++) *(T *)(o + i * so) = *(const T *)(x + i * sx); \
+    else if (y == (T)2)                                                     \
+        for (int64_t i = 0; i < n; i++) {                                   \
+            const T a = *(const T *)(x + i * sx);                           \
+            *(T *)(o + i * so) = a * a;                                     \
+        }                                                                   \
+    else                                                                    \
+        return 0;                                                           \
+    return 1;                                                               \
+}
+TITER_POWER_FAST_OPS(float, f, sqrtf)
+TITER_POWER_FAST_OPS(double, d, sqrt)
+
 /* float16 ops whose float32 loop has a fast path (exp, sin, hypot, ...):
  * NumPy computes float16 in float and rounds once, so a block of float16
  * operands is widened into float buffers (a stride-0 scalar stays one
