@@ -1,0 +1,482 @@
+"""titer.evaluate: a whole expression in one pass over memory, NumPy-exact.
+
+``titer.evaluate("2*a + 3*b")`` gives what composing ``titer.elementwise``
+calls gives (``np.add(np.multiply(2, a), np.multiply(3, b))``): every
+operator is its NumPy ufunc, each intermediate has NumPy's dtype, the same
+titer loops run -- but block by block in cache, without a full-size
+temporary per operation.  The layers:
+
+* ``_evaluate_parse``: the string -> a tree, by a whitelist (``ast``);
+* ``_evaluate_plan``: the tree + operand types -> a program (NumPy's loop per
+  node, registers), cached per expression and operand types;
+* ``_core.EvalProgram`` / ``EvalPass`` (``_evaluate.pxi``): the program run
+  over the iterator's plan, in blocks, on titer's threads.
+
+This module gathers the operands, keeps the cache, runs the prelude (nodes
+on scalars only, through ``titer.elementwise``), handles ``out=``, FP
+warnings and the top-level reductions.  Where the executor's fixed tables
+cannot hold a program (more than 7 array operands, more than 64 steps) or an
+int constant needs NumPy's value-dependent answer, the expression is
+computed by composing ``titer.elementwise`` calls instead: the same result,
+with full-size temporaries.
+"""
+import sys
+
+import numpy as np
+
+from . import _core, _frontend
+from ._evaluate_parse import Apply, Literal, Name, Reduction, parse
+from ._evaluate_plan import TooBig, explain as _explain_program, fast_power, plan
+
+_PARSED = {}                # expression -> (tree, names)
+_PROGRAMS = {}              # cache key -> (Program, EvalProgram) or TooBig
+_CACHE_LIMIT = 512
+_PYTHON_NUMBERS = (bool, int, float, complex)
+_FULL_SUM_CHUNK = 1 << 18   # elements materialized per chunk of a full float sum
+_SLAB_ELEMENTS = 1 << 20    # elements materialized per slab of an axis reduction
+
+
+def evaluate(expr, local_dict=None, *, out=None, casting="same_kind", order="K"):
+    """Evaluate the expression string `expr` over NumPy arrays in one pass.
+
+    Like ``numexpr.evaluate``: names are taken from `local_dict`, else the
+    caller's locals, then the caller's globals.  The expression may use
+    numbers, the operators ``+ - * / // % ** & | ^ ~ < <= == != > >=``,
+    unary ``-``/``+`` and any op of ``titer.ops()`` by NumPy name
+    (``where(c, x, y)``, ``clip(x, lo, hi)``); a top-level ``sum``,
+    ``prod``, ``max`` or ``min`` with ``axis=`` reduces the expression.
+    The result is what composing ``titer.elementwise`` calls gives (NumPy's
+    dtypes, NEP 50 for Python numbers, NumPy's warnings and errors); `out`,
+    `casting` and `order` act on the last operation as in a ufunc call
+    (`casting` applies to every operation).  Runs on NumPy arrays; a CuPy
+    array is a TypeError."""
+    frame = sys._getframe(1)
+    return _evaluate(expr, local_dict, frame, out, casting, order)
+
+
+def explain_evaluate(expr, local_dict=None, *, out=None, casting="same_kind"):
+    """The program titer.evaluate runs for `expr` with these operands, as text."""
+    frame = sys._getframe(1)
+    tree, names = _parsed(expr)
+    values = {name: _operand(name, x) for name, x in _lookup(names, local_dict, frame).items()}
+    arg = tree.arg if isinstance(tree, Reduction) else tree
+    program, compiled = _program(expr, arg, names, values, casting,
+                                 None if out is None or isinstance(tree, Reduction)
+                                 else out.dtype)
+    if compiled is None:
+        return ("titer.evaluate(%r): composed titer.elementwise calls (%s)"
+                % (expr, program))
+    text = _explain_program(program, expr, compiled.block)
+    if isinstance(tree, Reduction):
+        text += "\n  then %s over axis=%r (%s)" % (tree.kind, tree.axis,
+                                                   _reduction_strategy(tree, program))
+    return text
+
+
+def _parsed(expr):
+    found = _PARSED.get(expr)
+    if found is None:
+        found = parse(expr)
+        if len(_PARSED) >= _CACHE_LIMIT:
+            _PARSED.clear()
+        _PARSED[expr] = found
+    return found
+
+
+def _lookup(names, local_dict, frame):
+    """Each name's value: local_dict (else the frame's locals), then the
+    frame's globals."""
+    scope = frame.f_locals if local_dict is None else local_dict
+    values = {}
+    for name in names:
+        if name in scope:
+            values[name] = scope[name]
+        elif name in frame.f_globals:
+            values[name] = frame.f_globals[name]
+        else:
+            raise NameError("titer.evaluate: name %r is not defined" % name)
+    return values
+
+
+def _operand(name, x):
+    """(kind, type, value) of an operand: an array of at least one dim is
+    a leaf; Python numbers, NumPy scalars and 0-d arrays are constants."""
+    t = type(x)
+    if t in _PYTHON_NUMBERS:
+        return "scalar", _frontend.resolution_type(x), x
+    if t is not np.ndarray and not isinstance(x, np.generic):
+        if hasattr(type(x), "__cuda_array_interface__") or hasattr(x, "__cuda_array_interface__"):
+            raise TypeError("titer.evaluate runs on NumPy arrays; %r is a GPU array (%s): "
+                            "compose titer.elementwise calls on it instead"
+                            % (name, t.__name__))
+        if isinstance(x, np.ndarray) or hasattr(type(x), "__array_ufunc__"):
+            raise TypeError("titer.evaluate runs on plain NumPy arrays; %r is a %s"
+                            % (name, t.__name__))
+        x = np.asarray(x)
+    if x.dtype.newbyteorder("=") not in _core.DTYPES:
+        raise TypeError("titer does not support dtype %s of %r; supported: bool, int8-64, "
+                        "uint8-64, float16/32/64, complex64/128" % (x.dtype, name))
+    if isinstance(x, np.generic) or x.ndim == 0:
+        if not x.dtype.isnative:
+            x = _native(np.asarray(x))
+        return "scalar", x.dtype, x
+    return "array", x.dtype, x
+
+
+def _native(x):
+    """x as a native-byte-order, aligned array (copied by titer's loops)."""
+    if x.dtype.isnative and x.flags.aligned:
+        return x
+    y = np.empty(x.shape, x.dtype.newbyteorder("="))
+    _core.copy(y, x)
+    return y
+
+
+def _program(expr, tree, names, values, casting, out_dtype):
+    """The cached (Program, EvalProgram) for these operand types, or
+    (reason, None) when the executor cannot run it."""
+    types, key_parts, exponents = {}, [], {}
+    for name in names:
+        kind, t, _ = values[name]
+        types[name] = (kind, t)
+        key_parts.append((kind, t))
+    if "**" in expr:                       # ndarray's `**` depends on the exponent's value
+        for name in _exponent_names(tree):
+            v = values[name][2]
+            if type(v) in (int, float):
+                exponents[name] = v
+                key_parts.append((name, type(v), v))
+    key = (expr, casting, out_dtype, tuple(key_parts))
+    found = _PROGRAMS.get(key)
+    if found is None:
+        try:
+            program = plan(tree, types, exponents, casting, out_dtype)
+            found = (program, _core.EvalProgram(program) if program.steps else None)
+        except TooBig as exc:
+            found = (str(exc), None)
+        if len(_PROGRAMS) >= _CACHE_LIMIT:
+            _PROGRAMS.clear()
+        _PROGRAMS[key] = found
+    return found
+
+
+def _exponent_names(node, found=None):
+    found = set() if found is None else found
+    if isinstance(node, Apply):
+        if node.op == "**" and isinstance(node.args[1], Name):
+            found.add(node.args[1].id)
+        for arg in node.args:
+            _exponent_names(arg, found)
+    return found
+
+
+def _evaluate(expr, local_dict, frame, out, casting, order):
+    tree, names = _parsed(expr)
+    raw = _lookup(names, local_dict, frame)
+    values = {name: _operand(name, x) for name, x in raw.items()}
+    _frontend.normalize_casting(casting)
+    order = _frontend.normalize_order(order)
+    if out is not None and type(out) is not np.ndarray:
+        if isinstance(out, tuple) and len(out) == 1:
+            out = out[0]
+        if type(out) is not np.ndarray:
+            raise TypeError("titer.evaluate: out must be a numpy.ndarray, got %s"
+                            % type(out).__name__)
+    if isinstance(tree, Reduction):
+        return _reduce(expr, tree, names, values, out, casting)
+    program, compiled = _program(expr, tree, names, values, casting,
+                                 None if out is None else out.dtype)
+    if compiled is None:
+        if not isinstance(program, str):    # the expression is one operand
+            return _single(program, values, out, casting)
+        return _compose_root(tree, values, out, casting)
+    try:
+        consts = _constants(program, values)
+    except OverflowError:
+        # an int constant NumPy answers by its value (a comparison with an
+        # int out of the array's range) or refuses: composed calls do either
+        return _compose_root(tree, values, out, casting)
+    leaves = [_native(values[name][2]) for name in program.leaves]
+    if out is None and order != "K":
+        out = np.empty(np.broadcast_shapes(*[x.shape for x in leaves]), program.result_dtype,
+                       order=_alloc_order(order, leaves))
+        given = None
+    else:
+        given = out
+    _warn_discarded(program)
+    target = out
+    if out is not None and (not out.dtype.isnative or not out.flags.aligned
+                            or compiled.loop_error_possible or _raising()):
+        # the loops cannot write it in place, or the run may stop with an
+        # error after writing: run into a temporary, copy when all went well
+        if not out.flags.writeable:
+            raise ValueError("output array is read-only")
+        target = np.empty(out.shape, out.dtype.newbyteorder("="))
+    run = _core.EvalPass(compiled, target, leaves, consts)
+    run.run_all()
+    _report(compiled, run.flags())
+    result = run.out
+    if target is not out:
+        _core.copy(out, result, "unsafe")
+        result = out
+    if given is None and out is None and result.ndim == 0:
+        return result[()]
+    return result
+
+
+def _alloc_order(order, leaves):
+    if order == "A":
+        return "F" if leaves and all(x.flags.f_contiguous and not x.flags.c_contiguous
+                                     for x in leaves) else "C"
+    return order
+
+
+def _raising():
+    """Some FP error is set to raise: nothing may be written into out= then."""
+    return "raise" in np.geterr().values()
+
+
+def _warn_discarded(program):
+    for step in program.steps:
+        if step.discards_imaginary:
+            _frontend.warn_discarded_imaginary(4)
+
+
+def _report(compiled, flags):
+    """FP flags per step, in the program's order, as the composed calls
+    report them (NOTE: [evaluate flags])."""
+    for label, bits in zip(compiled.labels, flags):
+        if bits:
+            _core._report_fpe(bits, label)
+
+
+def _constants(program, values):
+    """Per constant slot what EvalPass stores: (Python number, whether an
+    out-of-range int compares) or a NumPy scalar; prelude nodes computed
+    by titer.elementwise on their scalars first."""
+    computed = []
+    for pre in program.prelude:
+        args = [_scalar_ref(ref, values, computed) for ref in pre.args]
+        result = _core.elementwise(pre.op, None, *args)
+        if np.asarray(result).dtype != pre.dtype:
+            raise OverflowError("a constant's dtype depends on its value")
+        computed.append(result)
+    consts = []
+    for c in program.consts:
+        value = _scalar_ref(c.ref, values, computed)
+        if c.kind == "python":
+            if type(value) is int and not _fits(value, c.dtype):
+                raise OverflowError("Python integer %d out of bounds for %s" % (value, c.dtype))
+            consts.append((value, False))
+        else:
+            consts.append(_native(np.asarray(value)))
+    return consts
+
+
+def _fits(value, dt):
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        return info.min <= value <= info.max
+    if dt.kind == "b":
+        return -2 ** 63 <= value < 2 ** 64
+    return True
+
+
+def _scalar_ref(ref, values, computed):
+    kind, what = ref
+    if kind == "literal":
+        return what
+    if kind == "prelude":
+        return computed[what]
+    return values[what][2]
+
+
+def _single(program, values, out, casting):
+    """The expression is one operand or constant: a copy of it (into out=)."""
+    kind, ref = program.result[0], program.result[1]
+    if kind == "leaf":
+        value = values[program.leaves[ref]][2]
+    else:
+        value = _scalar_ref(ref, values, list(_prelude_values(program, values)))
+    if out is not None:
+        return _core.copy(out, value, casting)
+    if isinstance(value, np.ndarray):
+        result = np.empty(value.shape, value.dtype.newbyteorder("="))
+        return _core.copy(result, value)
+    if type(value) in _PYTHON_NUMBERS:
+        return np.asarray(value)[()]
+    return value
+
+
+def _prelude_values(program, values):
+    computed = []
+    for pre in program.prelude:
+        computed.append(_core.elementwise(pre.op, None, *[_scalar_ref(r, values, computed)
+                                                          for r in pre.args]))
+    return computed
+
+
+# -- composed calls: the executor's fallback (and its definition) ------------
+
+def _compose(node, values, casting="same_kind"):
+    """The value of `node` computed by composing titer.elementwise calls."""
+    if isinstance(node, Name):
+        return values[node.id][2]
+    if isinstance(node, Literal):
+        return node.value
+    op, args = _composed_op(node, [_compose(a, values, casting) for a in node.args])
+    return _core.elementwise(op, None, *args, casting=casting)
+
+
+def _composed_op(node, args):
+    """The op and arguments of node's call (`x ** 2` is square(x) for an
+    inexact x, as ndarray's `**`)."""
+    if node.op != "**":
+        return node.op, args
+    base_type = None if type(args[0]) in _PYTHON_NUMBERS else np.asarray(args[0]).dtype
+    special = fast_power(base_type, args[1] if type(args[1]) in (int, float) else None)
+    return (special, args[:1]) if special is not None else ("power", args)
+
+
+def _compose_root(tree, values, out, casting):
+    op, args = _composed_op(tree, [_compose(a, values, casting) for a in tree.args])
+    return _core.elementwise(op, out, *args, casting=casting)
+
+
+# -- top-level reductions ------------------------------------------------------
+
+def _reduction_strategy(tree, program):
+    dt = program.result_dtype
+    if tree.op == "add" and not (dt.kind == "f" and dt.itemsize in (4, 8)) and dt.kind in "fc":
+        return "the expression materialized in slabs, whole for a reduction over every axis"
+    return "the expression materialized per block of whole reductions, never in full"
+
+
+def _reduce(expr, tree, names, values, out, casting):
+    """sum/prod/max/min of the expression: what titer.reduce of the composed
+    result gives, computing the expression in pieces (see the README)."""
+    program, compiled = _program(expr, tree.arg, names, values, casting, None)
+    if compiled is None:
+        if isinstance(program, str):
+            x = _compose(tree.arg, values, casting)
+        else:
+            x = _single(program, values, None, casting)
+        return _core.reduce(tree.op, x, tree.axis, None, out)
+    try:
+        consts = _constants(program, values)
+    except OverflowError:
+        return _core.reduce(tree.op, _compose(tree.arg, values, casting), tree.axis, None, out)
+    leaves = [_native(values[name][2]) for name in program.leaves]
+    shape = np.broadcast_shapes(*[x.shape for x in leaves])
+    axes = _frontend.normalize_axes(tree.axis, len(shape))
+    kept = [d for d in range(len(shape)) if d not in axes and shape[d] > 1]
+    _warn_discarded(program)
+    numel = 1
+    for n in shape:
+        numel *= n
+    if numel == 0 or (not kept and not _chunkable(tree.op, program.result_dtype)):
+        run = _core.EvalPass(compiled, None, leaves, consts)
+        run.run_all()
+        _report(compiled, run.flags())
+        return _core.reduce(tree.op, run.out, tree.axis, None, out)
+    if not kept:
+        return _reduce_all(tree, compiled, program, leaves, consts, shape, axes, out)
+    return _reduce_slabs(tree, compiled, program, leaves, consts, shape, axes, kept[0], out)
+
+
+def _chunkable(op, dt):
+    """A reduction over everything whose bits survive computing it chunk by
+    chunk: float sums along NumPy's pairwise tree, left folds continued
+    from the partial result (initial=), and integer / max / min ones."""
+    if op == "add" and dt.kind in "fc":
+        return dt.kind == "f" and dt.itemsize in (4, 8)
+    return True
+
+
+def _reduce_all(tree, compiled, program, leaves, consts, shape, axes, out):
+    """A reduction over every (non-unit) axis, the expression computed in
+    chunks of the iteration order (the memory order of the result the
+    iterator would allocate), each reduced by titer.reduce."""
+    run = _core.EvalPass(compiled, None, leaves, consts, True)
+    numel = run.numel
+    dt = program.result_dtype
+    buffer = np.empty(min(numel, _FULL_SUM_CHUNK), dt)
+
+    def chunk(begin, end):
+        view = buffer[:end - begin]
+        run.run_linear(begin, end, view)
+        return view
+
+    if tree.op == "add" and dt.kind == "f":
+        total = _pairwise(chunk, 0, numel)
+    else:
+        total = None
+        for begin in range(0, numel, _FULL_SUM_CHUNK):
+            part = chunk(begin, min(begin + _FULL_SUM_CHUNK, numel))
+            if total is None:
+                total = _core.reduce(tree.op, part)
+            elif dt.kind in "fc" and tree.op == "multiply":
+                total = _core.reduce(tree.op, part, initial=total)   # the left fold goes on
+            else:
+                total = _core.reduce(tree.op, np.array([total, _core.reduce(tree.op, part)]))
+    _report(compiled, run.flags())
+    result = np.asarray(total)
+    keep = _frontend.reduction_shape(shape, axes, False)
+    if out is not None:
+        return _core.copy(out, result.reshape(keep), "same_kind")
+    return result.reshape(keep)[()] if keep == () else result.reshape(keep)
+
+
+def _pairwise(chunk, begin, n):
+    """NumPy's pairwise sum of n elements from `begin` (its recursion
+    halves n at a multiple of 8 until a piece is at most 128 elements); a
+    piece of at most _FULL_SUM_CHUNK is summed by titer.sum, which follows
+    the same tree."""
+    if n <= _FULL_SUM_CHUNK:
+        return _core.reduce("add", chunk(begin, begin + n))
+    half = n // 2
+    half -= half % 8
+    left = _pairwise(chunk, begin, half)
+    right = _pairwise(chunk, begin + half, n - half)
+    return _core.elementwise("add", None, left, right)
+
+
+def _reduce_slabs(tree, compiled, program, leaves, consts, shape, axes, dim, out):
+    """A reduction that keeps dim `dim`: the expression computed for slabs
+    of that dim (each holding whole reductions), each reduced into its part
+    of the result by titer.reduce."""
+    inner = 1
+    for d, n in enumerate(shape):
+        if d != dim:
+            inner *= n
+    width = max(1, _SLAB_ELEMENTS // max(inner, 1))
+    keep = _frontend.reduction_shape(shape, axes, False)
+    out_dim = dim - sum(1 for a in axes if a < dim)
+    if out is None:
+        T = _frontend.reduction_loop_dtype(_frontend.ufunc_for(tree.op), program.result_dtype,
+                                           None, None)
+        result = np.empty(keep, T)
+    else:
+        _frontend.check_reduction_out(tree.op, out.shape, keep, out.flags.writeable)
+        result = out
+    flags = [0] * len(compiled.labels)
+    for begin in range(0, shape[dim], width):
+        end = min(begin + width, shape[dim])
+        slab = [_slice(x, len(shape), dim, begin, end) for x in leaves]
+        run = _core.EvalPass(compiled, None, slab, consts)
+        run.run_all()
+        flags = [a | b for a, b in zip(flags, run.flags())]
+        index = (slice(None),) * out_dim + (slice(begin, end),)
+        _core.reduce(tree.op, run.out, axes, None, result[index])
+    _report(compiled, flags)
+    if out is None and result.ndim == 0:
+        return result[()]
+    return result
+
+
+def _slice(x, ndim, dim, begin, end):
+    """Leaf x's part of a slab [begin, end) of broadcast dim `dim`."""
+    d = dim - (ndim - x.ndim)
+    if d < 0 or x.shape[d] == 1:
+        return x
+    return x[(slice(None),) * d + (slice(begin, end),)]
