@@ -44,9 +44,13 @@ cdef struct EvProgram:
     int nsteps
     int nleaves
     int nregs
+    int nconsts
+    bint const_is_python[EV_MAX_CONSTS]     # a Python number, else a NumPy scalar
+    int const_code[EV_MAX_CONSTS]           # the dtype code the slot holds
     int64_t block               # elements per block
     EvStep step[EV_MAX_STEPS]
     int leaf_itemsize[MAX_OPERANDS]
+    int leaf_code[MAX_OPERANDS]
     int leaf_reg[MAX_OPERANDS]  # a strided leaf is gathered here (-1: read through casts only)
     titer_cast_fn leaf_gather[MAX_OPERANDS]
     int64_t reg_offset[EV_MAX_REGS]     # bytes per element before register r
@@ -229,7 +233,12 @@ cdef class EvalProgram:
     cdef readonly object program        # the planner's description
     cdef readonly tuple labels          # per step: the op name its FP warnings carry
     cdef readonly bint loop_error_possible
+    cdef readonly bint discards_imaginary   # some step warns (ComplexWarning)
     cdef readonly int block
+    cdef int result_code
+    cdef list out_dtypes                    # [the result's dtype]: an output to allocate
+    cdef list loop_dtypes                   # the result's, then the leaves' dtypes
+    cdef list leaf_dtypes
 
     def __cinit__(self):
         self.prog = <EvProgram *>calloc(1, sizeof(EvProgram))
@@ -252,6 +261,10 @@ cdef class EvalProgram:
         prog.nsteps = len(program.steps)
         prog.nleaves = len(program.leaves)
         prog.nregs = len(program.reg_itemsizes)
+        prog.nconsts = len(program.consts)
+        for k, c in enumerate(program.consts):
+            prog.const_is_python[k] = c.kind == "python"
+            prog.const_code[k] = dtype_code(c.dtype)
         for k in range(prog.nregs):
             prog.reg_offset[k] = offset
             offset += program.reg_itemsizes[k]
@@ -263,6 +276,7 @@ cdef class EvalProgram:
         for t, dt in enumerate(program.leaf_dtypes):
             code = dtype_code(dt)
             prog.leaf_itemsize[t] = dt.itemsize
+            prog.leaf_code[t] = code
             prog.leaf_reg[t] = program.leaf_regs[t]
             prog.leaf_gather[t] = CAST_TABLE[code][code]
         labels = []
@@ -290,8 +304,13 @@ cdef class EvalProgram:
             if step.op == "power" and step.signature[0] in "bhil":
                 self.loop_error_possible = True     # a negative integer exponent
         self.labels = tuple(labels)
+        self.discards_imaginary = any(step.discards_imaginary for step in program.steps)
+        self.result_code = dtype_code(program.result_dtype)
+        self.out_dtypes = [program.result_dtype]
+        self.leaf_dtypes = list(program.leaf_dtypes)
+        self.loop_dtypes = [program.result_dtype] + self.leaf_dtypes
         if prog.nsteps:
-            code = dtype_code(program.result_dtype)
+            code = self.result_code
             prog.result_itemsize = program.result_dtype.itemsize
             prog.result_copy = CAST_TABLE[code][code]
 
@@ -320,41 +339,42 @@ cdef class EvalPass:
 
     def __init__(self, EvalProgram program, out, list leaves, list consts, bint linear=False):
         """`out`: the output array or None (allocated in the iterator's
-        layout, the result's dtype); `leaves`: native aligned arrays of at
-        least one dim, one per program leaf; `consts`: per constant slot,
-        (python number, comparing_ints) or a NumPy scalar / 0-d array."""
+        layout, the result's dtype); `leaves`: arrays of at least one dim,
+        one per program leaf (byte-swapped or unaligned ones are copied);
+        `consts`: per constant slot, a Python number (NumPy's OverflowError
+        when its loop dtype cannot hold it) or a NumPy scalar / 0-d array."""
         cdef BuildState st
         cdef BuildFlags flags
         cdef int i, k, n = len(leaves)
         cdef int codes[MAX_OPERANDS]
         cdef const EvProgram *prog = program.prog
-        cdef object spec = program.program
         self.program = program
         memset(&self.run, 0, sizeof(EvRun))
         self.run.prog = prog
-        for k, (c, value) in enumerate(zip(spec.consts, consts)):
-            if c.kind == "python":
-                if python_scalar_into(<char *>self.run.consts[k], value[0], dtype_code(c.dtype),
-                                      value[1]):
-                    raise OverflowError("titer.evaluate: an int out of an integer dtype's "
-                                        "range in a comparison")
+        for k in range(prog.nconsts):
+            if prog.const_is_python[k]:     # a weak Python number: into the loop's dtype
+                python_scalar_into(<char *>self.run.consts[k], consts[k], prog.const_code[k],
+                                   False)
             else:
-                value_into(<char *>self.run.consts[k], value, dtype_code(c.dtype))
-        result_dtype = spec.result_dtype
-        if linear:
-            arrays = list(leaves)
-            loop_dtypes = [x.dtype for x in leaves]
-            nout = 0
-        else:
-            arrays = [out] + leaves
-            loop_dtypes = [result_dtype if out is None else out.dtype] + [x.dtype for x in leaves]
-            nout = 1
-        for i, dt in enumerate(loop_dtypes):
-            codes[i] = dtype_code(dt)
-        self.arrays = arrays
-        st = plan_state(arrays, [result_dtype], loop_dtypes, codes)
+                value_into(<char *>self.run.consts[k], consts[k], prog.const_code[k])
+        for i in range(n):                  # the loops read native, aligned values
+            x = leaves[i]
+            if not (cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>x) and cnp.PyArray_ISALIGNED(<cnp.ndarray>x)):
+                native = np.empty(x.shape, x.dtype.newbyteorder("="))
+                copy_into(native, x)
+                leaves[i] = native
+        nout = 0 if linear else 1
+        codes[0] = program.result_code
+        if out is not None:
+            codes[0] = dtype_code((<cnp.ndarray>out).descr)
+        for i in range(n):
+            codes[nout + i] = prog.leaf_code[i]
+        arrays = leaves if linear else [out] + leaves
+        st = plan_state(arrays, program.out_dtypes,
+                        program.leaf_dtypes if linear else program.loop_dtypes, codes)
         flags = numpy_ufunc_flags()
         build_plan(&self.plan, st, &flags, nout)
+        self.arrays = st.arrays             # an overlapping leaf replaced by its copy
         self.plan.tile = 0                  # leaves are gathered per block instead
         self.plan.stream_output = False
         self.plan.user_ctx = &self.run
@@ -362,14 +382,13 @@ cdef class EvalPass:
         self.out = None
         if not linear:
             self.out = st.arrays[0]
-            self.arrays = st.arrays         # an overlapping leaf replaced by its copy
             self.run.own_output = True
             self.run.out_data = self.plan.op[0].data
             for k in range(self.plan.ndim):
                 self.run.out_stride[k] = self.plan.op[0].stride[k]
             self.run.out_itemsize = self.plan.op[0].itemsize
-            if self.out.dtype != result_dtype:
-                self.run.out_cast = CAST_TABLE[dtype_code(result_dtype)][dtype_code(self.out.dtype)]
+            if codes[0] != program.result_code:
+                self.run.out_cast = CAST_TABLE[program.result_code][codes[0]]
             plan_streaming_stores(&self.plan)
             self.run.stream = self.plan.stream_output and self.run.out_cast == NULL
             self.plan.stream_output = False
@@ -379,9 +398,14 @@ cdef class EvalPass:
         return self.plan.numel
 
     def run_all(self):
-        """Every element, on titer's threads."""
+        """Every element, on titer's threads; returns the OR of the steps'
+        FP flags (0: nothing to report)."""
+        cdef int k, bits = 0
         self.run.base = 0
         self._run(self.plan.numel, self.run.stream)
+        for k in range(self.program.prog.nsteps):
+            bits |= self.run.fpe[k]
+        return bits
 
     def run_linear(self, int64_t begin, int64_t end, cnp.ndarray buffer):
         """Linear range [begin, end) of the iteration space (the memory
@@ -418,3 +442,41 @@ cdef class EvalPass:
     def flags(self):
         """NumPy's FP error bits raised by each step so far."""
         return [fpe_bits(self.run.fpe[k]) for k in range(self.program.prog.nsteps)]
+
+
+def evaluate_operands(tuple names, scope, f_globals, tuple exponent_names):
+    """(values, key): each name's value from `scope`, else `f_globals`
+    (NameError if neither has it), and what a cached program depends on
+    of them -- per name the dtype and whether it is 0-d, or the Python
+    number type; the value of a Python number used as a `**` exponent --
+    or None for an operand only titer.evaluate's validation knows."""
+    cdef dict values = {}
+    cdef list parts = []
+    cdef bint known = True
+    for name in names:
+        try:
+            x = scope[name]
+        except KeyError:
+            try:
+                x = f_globals[name]
+            except KeyError:
+                raise NameError("titer.evaluate: name %r is not defined" % name) from None
+        values[name] = x
+        if not known:
+            continue
+        t = type(x)
+        if t is np.ndarray:
+            parts.append(((<cnp.ndarray>x).descr, cnp.PyArray_NDIM(<cnp.ndarray>x) == 0))
+        elif t is float or t is int or t is complex or t is bool:
+            parts.append(t)
+        elif isinstance(x, np.generic):
+            parts.append((x.dtype, True))
+        else:
+            known = False
+    if not known:
+        return values, None
+    for name in exponent_names:
+        x = values[name]
+        if type(x) is int or type(x) is float:
+            parts.append((name, type(x), x))
+    return values, tuple(parts)

@@ -57,10 +57,10 @@ def evaluate(expr, local_dict=None, *, out=None, casting="same_kind", order="K")
 def explain_evaluate(expr, local_dict=None, *, out=None, casting="same_kind"):
     """The program titer.evaluate runs for `expr` with these operands, as text."""
     frame = sys._getframe(1)
-    tree, names = _parsed(expr)
-    values = {name: _operand(name, x) for name, x in _lookup(names, local_dict, frame).items()}
+    tree, names, exponents = _parsed(expr)
+    values, types = _operands(_lookup(names, exponents, local_dict, frame)[0])
     arg = tree.arg if isinstance(tree, Reduction) else tree
-    program, compiled = _program(expr, arg, names, values, casting,
+    program, compiled = _program(expr, arg, names, values, types, casting,
                                  None if out is None or isinstance(tree, Reduction)
                                  else out.dtype)
     if compiled is None:
@@ -74,28 +74,24 @@ def explain_evaluate(expr, local_dict=None, *, out=None, casting="same_kind"):
 
 
 def _parsed(expr):
+    """(tree, names, names used as `**` exponents) of an expression, cached."""
     found = _PARSED.get(expr)
     if found is None:
-        found = parse(expr)
+        tree, names = parse(expr)
+        arg = tree.arg if isinstance(tree, Reduction) else tree
+        found = (tree, tuple(names), tuple(sorted(_exponent_names(arg))))
         if len(_PARSED) >= _CACHE_LIMIT:
             _PARSED.clear()
         _PARSED[expr] = found
     return found
 
 
-def _lookup(names, local_dict, frame):
-    """Each name's value: local_dict (else the frame's locals), then the
-    frame's globals."""
-    scope = frame.f_locals if local_dict is None else local_dict
-    values = {}
-    for name in names:
-        if name in scope:
-            values[name] = scope[name]
-        elif name in frame.f_globals:
-            values[name] = frame.f_globals[name]
-        else:
-            raise NameError("titer.evaluate: name %r is not defined" % name)
-    return values
+def _lookup(names, exponent_names, local_dict, frame):
+    """(values, key): each name's value -- local_dict (else the frame's
+    locals), then the frame's globals -- and the operands' cache key
+    (evaluate_operands; None when they need validating first)."""
+    return _core.evaluate_operands(names, frame.f_locals if local_dict is None else local_dict,
+                                   frame.f_globals, exponent_names)
 
 
 def _operand(name, x):
@@ -120,7 +116,16 @@ def _operand(name, x):
         if not x.dtype.isnative:
             x = _native(np.asarray(x))
         return "scalar", x.dtype, x
-    return "array", x.dtype, x
+    return "array", x.dtype.newbyteorder("="), x      # EvalPass reads it natively
+
+
+def _operands(raw):
+    """(values, types): each operand as evaluate reads it and its (kind, type)."""
+    values, types = {}, {}
+    for name, x in raw.items():
+        kind, t, values[name] = _operand(name, x)
+        types[name] = (kind, t)
+    return values, types
 
 
 def _native(x):
@@ -132,23 +137,16 @@ def _native(x):
     return y
 
 
-def _program(expr, tree, names, values, casting, out_dtype):
-    """The cached (Program, EvalProgram) for these operand types, or
-    (reason, None) when the executor cannot run it."""
-    types, key_parts, exponents = {}, [], {}
-    for name in names:
-        kind, t, _ = values[name]
-        types[name] = (kind, t)
-        key_parts.append((kind, t))
-    if "**" in expr:                       # ndarray's `**` depends on the exponent's value
-        for name in _exponent_names(tree):
-            v = values[name][2]
-            if type(v) in (int, float):
-                exponents[name] = v
-                key_parts.append((name, type(v), v))
-    key = (expr, casting, out_dtype, tuple(key_parts))
+def _program(expr, tree, names, values, types, casting, out_dtype):
+    """The cached (Program, EvalProgram) for these operand types (name ->
+    (kind, type), `_operand`), or (reason, None) when the executor cannot
+    run it."""
+    key = (expr, casting, out_dtype,
+           _core.evaluate_operands(names, values, {}, _parsed(expr)[2])[1])
     found = _PROGRAMS.get(key)
     if found is None:
+        exponents = {name: values[name] for name in _parsed(expr)[2]
+                     if type(values[name]) in (int, float)}
         try:
             program = plan(tree, types, exponents, casting, out_dtype)
             found = (program, _core.EvalProgram(program) if program.steps else None)
@@ -171,39 +169,41 @@ def _exponent_names(node, found=None):
 
 
 def _evaluate(expr, local_dict, frame, out, casting, order):
-    tree, names = _parsed(expr)
-    raw = _lookup(names, local_dict, frame)
-    values = {name: _operand(name, x) for name, x in raw.items()}
-    _frontend.normalize_casting(casting)
-    order = _frontend.normalize_order(order)
+    tree, names, exponent_names = _PARSED.get(expr) or _parsed(expr)
+    values, parts = _lookup(names, exponent_names, local_dict, frame)
     if out is not None and type(out) is not np.ndarray:
         if isinstance(out, tuple) and len(out) == 1:
             out = out[0]
         if type(out) is not np.ndarray:
             raise TypeError("titer.evaluate: out must be a numpy.ndarray, got %s"
                             % type(out).__name__)
-    if isinstance(tree, Reduction):
-        return _reduce(expr, tree, names, values, out, casting)
-    program, compiled = _program(expr, tree, names, values, casting,
-                                 None if out is None else out.dtype)
+    if order != "K":
+        order = _frontend.normalize_order(order)
+    # the fast path: operands whose key the cache knows need no validation
+    found = None
+    if parts is not None:
+        found = _PROGRAMS.get((expr, casting, None if out is None else out.dtype, parts))
+    if found is None:
+        _frontend.normalize_casting(casting)
+        values, types = _operands(values)
+        if isinstance(tree, Reduction):
+            return _reduce(expr, tree, names, values, types, out, casting)
+        found = _program(expr, tree, names, values, types, casting,
+                         None if out is None else out.dtype)
+    elif isinstance(tree, Reduction):
+        return _reduce(expr, tree, names, values, None, out, casting)
+    program, compiled = found
     if compiled is None:
         if not isinstance(program, str):    # the expression is one operand
             return _single(program, values, out, casting)
         return _compose_root(tree, values, out, casting)
-    try:
-        consts = _constants(program, values)
-    except OverflowError:
-        # an int constant NumPy answers by its value (a comparison with an
-        # int out of the array's range) or refuses: composed calls do either
-        return _compose_root(tree, values, out, casting)
-    leaves = [_native(values[name][2]) for name in program.leaves]
+    leaves = [values[name] for name in program.leaves]    # EvalPass makes them native
     if out is None and order != "K":
         out = np.empty(np.broadcast_shapes(*[x.shape for x in leaves]), program.result_dtype,
                        order=_alloc_order(order, leaves))
         given = None
     else:
         given = out
-    _warn_discarded(program)
     target = out
     if out is not None and (not out.dtype.isnative or not out.flags.aligned
                             or compiled.loop_error_possible or _raising()):
@@ -212,9 +212,16 @@ def _evaluate(expr, local_dict, frame, out, casting, order):
         if not out.flags.writeable:
             raise ValueError("output array is read-only")
         target = np.empty(out.shape, out.dtype.newbyteorder("="))
-    run = _core.EvalPass(compiled, target, leaves, consts)
-    run.run_all()
-    _report(compiled, run.flags())
+    try:
+        run = _core.EvalPass(compiled, target, leaves, _constants(program, values))
+    except OverflowError:
+        # an int constant NumPy answers by its value (a comparison with an
+        # int out of the array's range) or refuses: composed calls do either
+        return _compose_root(tree, values, out, casting)
+    if compiled.discards_imaginary:
+        _warn_discarded(program)
+    if run.run_all():
+        _report(compiled, run.flags())
     result = run.out
     if target is not out:
         _core.copy(out, result, "unsafe")
@@ -251,35 +258,11 @@ def _report(compiled, flags):
 
 
 def _constants(program, values):
-    """Per constant slot what EvalPass stores: (Python number, whether an
-    out-of-range int compares) or a NumPy scalar; prelude nodes computed
-    by titer.elementwise on their scalars first."""
-    computed = []
-    for pre in program.prelude:
-        args = [_scalar_ref(ref, values, computed) for ref in pre.args]
-        result = _core.elementwise(pre.op, None, *args)
-        if np.asarray(result).dtype != pre.dtype:
-            raise OverflowError("a constant's dtype depends on its value")
-        computed.append(result)
-    consts = []
-    for c in program.consts:
-        value = _scalar_ref(c.ref, values, computed)
-        if c.kind == "python":
-            if type(value) is int and not _fits(value, c.dtype):
-                raise OverflowError("Python integer %d out of bounds for %s" % (value, c.dtype))
-            consts.append((value, False))
-        else:
-            consts.append(_native(np.asarray(value)))
-    return consts
-
-
-def _fits(value, dt):
-    if dt.kind in "iu":
-        info = np.iinfo(dt)
-        return info.min <= value <= info.max
-    if dt.kind == "b":
-        return -2 ** 63 <= value < 2 ** 64
-    return True
+    """Per constant slot its value (a Python number, converted by EvalPass
+    into the loop's dtype with NumPy's OverflowError, or a NumPy scalar);
+    prelude nodes computed by titer.elementwise on their scalars first."""
+    computed = _prelude_values(program, values) if program.prelude else ()
+    return [_scalar_ref(c.ref, values, computed) for c in program.consts]
 
 
 def _scalar_ref(ref, values, computed):
@@ -288,16 +271,16 @@ def _scalar_ref(ref, values, computed):
         return what
     if kind == "prelude":
         return computed[what]
-    return values[what][2]
+    return values[what]
 
 
 def _single(program, values, out, casting):
     """The expression is one operand or constant: a copy of it (into out=)."""
     kind, ref = program.result[0], program.result[1]
     if kind == "leaf":
-        value = values[program.leaves[ref]][2]
+        value = values[program.leaves[ref]]
     else:
-        value = _scalar_ref(ref, values, list(_prelude_values(program, values)))
+        value = _scalar_ref(ref, values, _prelude_values(program, values))
     if out is not None:
         return _core.copy(out, value, casting)
     if isinstance(value, np.ndarray):
@@ -311,8 +294,11 @@ def _single(program, values, out, casting):
 def _prelude_values(program, values):
     computed = []
     for pre in program.prelude:
-        computed.append(_core.elementwise(pre.op, None, *[_scalar_ref(r, values, computed)
-                                                          for r in pre.args]))
+        result = _core.elementwise(pre.op, None, *[_scalar_ref(r, values, computed)
+                                                   for r in pre.args])
+        if result.dtype != pre.dtype:   # a Python int beyond int64: NumPy's dtype by value
+            raise OverflowError("a constant's dtype depends on its value")
+        computed.append(result)
     return computed
 
 
@@ -321,7 +307,7 @@ def _prelude_values(program, values):
 def _compose(node, values, casting="same_kind"):
     """The value of `node` computed by composing titer.elementwise calls."""
     if isinstance(node, Name):
-        return values[node.id][2]
+        return values[node.id]
     if isinstance(node, Literal):
         return node.value
     op, args = _composed_op(node, [_compose(a, values, casting) for a in node.args])
@@ -352,10 +338,12 @@ def _reduction_strategy(tree, program):
     return "the expression materialized per block of whole reductions, never in full"
 
 
-def _reduce(expr, tree, names, values, out, casting):
+def _reduce(expr, tree, names, values, types, out, casting):
     """sum/prod/max/min of the expression: what titer.reduce of the composed
     result gives, computing the expression in pieces (see the README)."""
-    program, compiled = _program(expr, tree.arg, names, values, casting, None)
+    if types is None:
+        values, types = _operands(values)
+    program, compiled = _program(expr, tree.arg, names, values, types, casting, None)
     if compiled is None:
         if isinstance(program, str):
             x = _compose(tree.arg, values, casting)
@@ -364,9 +352,11 @@ def _reduce(expr, tree, names, values, out, casting):
         return _core.reduce(tree.op, x, tree.axis, None, out)
     try:
         consts = _constants(program, values)
+        _core.EvalPass(compiled, None, [_native(values[name]) for name in program.leaves],
+                       consts, True)      # converts the constants: NumPy's OverflowError
     except OverflowError:
         return _core.reduce(tree.op, _compose(tree.arg, values, casting), tree.axis, None, out)
-    leaves = [_native(values[name][2]) for name in program.leaves]
+    leaves = [_native(values[name]) for name in program.leaves]
     shape = np.broadcast_shapes(*[x.shape for x in leaves])
     axes = _frontend.normalize_axes(tree.axis, len(shape))
     kept = [d for d in range(len(shape)) if d not in axes and shape[d] > 1]
