@@ -201,7 +201,7 @@ def contiguous_leaves(env):
 
 # -- differential: composed titer.elementwise calls, bit for bit -------------------
 
-@settings(max_examples=250, deadline=None, derandomize=True, database=None,
+@settings(max_examples=500, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2 ** 32 - 1))
 def test_matches_composed_elementwise(seed):
@@ -217,7 +217,29 @@ def test_matches_composed_elementwise(seed):
     assert_same(got, want, exact, 4 if exact is False else 0)
 
 
-@settings(max_examples=120, deadline=None, derandomize=True, database=None,
+@settings(max_examples=250, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2 ** 32 - 1))
+def test_matches_composed_on_threads_in_small_pieces(seed):
+    """A tiny grain: every case runs in many pieces on 2 threads, blocks
+    cut mid-row."""
+    tree, env = random_case(seed)
+    expr = render(tree)
+    old = titer.get_grain_size()
+    titer.set_grain_size(97)
+    try:
+        with titer.num_threads(2):
+            got, got_w, got_exc = outcome(lambda: titer.evaluate(expr, env))
+    finally:
+        titer.set_grain_size(old)
+    want, want_w, want_exc = outcome(lambda: compose(tree, env, titer_call))
+    assert got_exc == want_exc, expr
+    if want_exc is None:
+        assert got_w == want_w, expr
+        assert_same(got, want, contiguous_leaves(env) or not has_op(tree, APPROX), 4)
+
+
+@settings(max_examples=250, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2 ** 32 - 1))
 def test_matches_numpy_on_exact_ops(seed):
@@ -230,7 +252,12 @@ def test_matches_numpy_on_exact_ops(seed):
     assert got_exc == want_exc, expr
     if want_exc is None:
         assert np.asarray(got).dtype == np.asarray(want).dtype, expr
-        assert np.array_equal(got, want, equal_nan=True), expr
+        if np.asarray(want).dtype == np.complex64:
+            # README: NumPy's own complex64 multiply/square bits depend on
+            # its loop (SIMD for arrays, scalar code for 0-d and strided)
+            assert ulps(got, want) <= 2, expr
+        else:
+            assert np.array_equal(got, want, equal_nan=True), expr
 
 
 @pytest.mark.parametrize("fn", ["sin", "cos", "exp", "log", "tanh", "sqrt", "log1p"])
@@ -528,3 +555,12 @@ def test_repeated_small_call_is_cheap():
         titer.evaluate("a * b + 1")
     per_call = (time.perf_counter() - t0) / 2000
     assert per_call < 50e-6          # a loose bound for a shared CI machine; the benchmark measures it
+
+
+def test_warnings_point_at_the_callers_line():
+    a = np.array([0.0, 1.0])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        titer.evaluate("log(a) * 2", {"a": a})
+        titer.evaluate("sum(log(a) * 2)", {"a": a})
+    assert [w.filename for w in caught] == [__file__, __file__]

@@ -22,9 +22,21 @@ cdef enum:
     EV_SOURCE_LEAF = 0
     EV_SOURCE_CONST = 1
     EV_SOURCE_REG = 2
-    EV_SCRATCH_BYTES = 96 * 1024     # all registers of one block: well inside L2
     EV_MIN_BLOCK = 256
     EV_MAX_BLOCK = 4096
+
+# All registers of one block (per thread): small enough to stay in L1/L2
+# between the steps that write and read them.
+cdef int64_t _ev_scratch_bytes = 8 * 1024   # measured best on a Zen 4 (32 KiB L1d): 2^24 float32
+
+
+def _set_evaluate_scratch_bytes(int64_t n):
+    """Benchmarks: the register bytes per block of programs compiled from
+    now on; returns the old value."""
+    global _ev_scratch_bytes
+    old, _ev_scratch_bytes = _ev_scratch_bytes, n
+    return old
+
 
 cdef struct EvInput:
     int source                  # EV_SOURCE_*
@@ -269,7 +281,7 @@ cdef class EvalProgram:
             prog.reg_offset[k] = offset
             offset += program.reg_itemsizes[k]
         per_element = max(offset, 1)
-        prog.block = EV_SCRATCH_BYTES // per_element // 64 * 64
+        prog.block = _ev_scratch_bytes // per_element // 64 * 64
         prog.block = min(max(prog.block, <int64_t>EV_MIN_BLOCK), <int64_t>EV_MAX_BLOCK)
         prog.scratch_bytes = max(per_element * prog.block, <int64_t>64)
         self.block = prog.block

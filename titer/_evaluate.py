@@ -21,6 +21,7 @@ computed by composing ``titer.elementwise`` calls instead: the same result,
 with full-size temporaries.
 """
 import sys
+import warnings
 
 import numpy as np
 
@@ -218,6 +219,10 @@ def _evaluate(expr, local_dict, frame, out, casting, order):
         # an int constant NumPy answers by its value (a comparison with an
         # int out of the array's range) or refuses: composed calls do either
         return _compose_root(tree, values, out, casting)
+    if run.numel == 0 and any(x.size for x in leaves):
+        # an empty result of non-empty operands: the composed calls compute
+        # (and warn about) the intermediates of the operands' own shapes
+        return _compose_root(tree, values, out, casting)
     if compiled.discards_imaginary:
         _warn_discarded(program)
     if run.run_all():
@@ -251,10 +256,28 @@ def _warn_discarded(program):
 
 def _report(compiled, flags):
     """FP flags per step, in the program's order, as the composed calls
-    report them (NOTE: [evaluate flags])."""
-    for label, bits in zip(compiled.labels, flags):
-        if bits:
-            _core._report_fpe(bits, label)
+    report them (NOTE: [evaluate flags]); warnings point at the caller's
+    line, as titer.elementwise's do."""
+    caught = []
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for label, bits in zip(compiled.labels, flags):
+                if bits:
+                    _core._report_fpe(bits, label)
+    finally:                # warnings of the steps before one that raises too
+        level = _caller_stacklevel()
+        for w in caught:
+            warnings.warn(w.message, w.category, stacklevel=level)
+
+
+def _caller_stacklevel():
+    """warnings.warn's stacklevel, from the function that calls this, of
+    the first frame outside this module."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__") == __name__:
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _constants(program, values):
