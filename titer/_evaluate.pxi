@@ -11,7 +11,9 @@
 # NOTE: [evaluate flags] Each step tests the FP flags after its loop and
 # clears them, so a warning names the op that raised it, as the composed
 # titer.elementwise calls would; flags are kept per piece and merged
-# atomically into the call's EvalRun.
+# atomically into the call's EvalRun.  The test reads only the SSE flags
+# (titer_ev_take_flags: fetestexcept costs ~15 ns, which a step per block
+# would pay hundreds of times per 2^16 elements).
 
 from libc.string cimport memset
 
@@ -85,18 +87,45 @@ cdef struct EvRun:
 
 cdef extern from *:
     """
+    #include <fenv.h>
+    #if defined(__SSE2__)
+    #include <xmmintrin.h>
+    #endif
     static inline void titer_ev_or_flags(int *dst, int bits) {
         __atomic_fetch_or(dst, bits, __ATOMIC_RELAXED);
     }
+    /* The SSE exception flags raised since the last call, cleared: one
+     * stmxcsr where fetestexcept also reads the x87 status word (~15 ns, a
+     * cost per step and block).  The loops compute in SSE/AVX registers;
+     * an x87 flag (none of titer's loops uses long double) is picked up by
+     * the full test at the end of each piece.  On x86 the MXCSR bits are
+     * the FE_* values. */
+    /* The next block of a contiguous leaf, asked for while this block's
+     * steps run: the leaves' streams are read in short alternating bursts,
+     * which the hardware prefetchers alone do not keep ahead of. */
+    static inline void titer_ev_prefetch(const char *p, int64_t nbytes) {
+        for (int64_t i = 0; i < nbytes; i += 64) __builtin_prefetch(p + i, 0, 0);
+    }
+    static inline int titer_ev_take_flags(int mask) {
+    #if defined(__SSE2__)
+        unsigned int csr = _mm_getcsr();
+        unsigned int bits = csr & (unsigned int)mask;
+        if (bits) _mm_setcsr(csr & ~bits);
+        return (int)bits;
+    #else
+        int bits = fetestexcept(mask);
+        if (bits) feclearexcept(bits);
+        return bits;
+    #endif
+    }
     """
     void titer_ev_or_flags(int *dst, int bits) noexcept nogil
+    int titer_ev_take_flags(int mask) noexcept nogil
+    void titer_ev_prefetch(const char *p, int64_t nbytes) noexcept nogil
 
 
 cdef inline int ev_test_flags(int *flags, int k) noexcept nogil:
-    cdef int bits = fetestexcept(FPE_MASK)
-    if bits:
-        flags[k] |= bits
-        feclearexcept(FPE_MASK)
+    flags[k] |= titer_ev_take_flags(FPE_MASK)
     return 0
 
 
@@ -127,6 +156,8 @@ cdef void ev_row(const EvRun *run, char **leaf, const int64_t *leaf_stride, char
         for t in range(prog.nleaves):
             src = leaf[t] + off * leaf_stride[t]
             s = leaf_stride[t]
+            if s == prog.leaf_itemsize[t] and off + m < n:
+                titer_ev_prefetch(src + m * s, min(m, n - off - m) * s)
             if s != 0 and s != prog.leaf_itemsize[t] and prog.leaf_reg[t] >= 0:
                 prog.leaf_gather[t](src, s, reg_ptr[prog.leaf_reg[t]], prog.leaf_itemsize[t], m)
                 src = reg_ptr[prog.leaf_reg[t]]
@@ -233,6 +264,7 @@ cdef void ev_range(const Plan *p, int64_t begin, int64_t end) noexcept nogil:
     if run.stream:
         titer_stream_fence()
     free(scratch)
+    flags[prog.nsteps - 1] |= fetestexcept(FPE_MASK)     # x87 flags: see titer_ev_take_flags
     for k in range(prog.nsteps):
         if flags[k]:
             titer_ev_or_flags(&run.fpe[k], flags[k])
