@@ -299,11 +299,7 @@ def _scalar_ref(ref, values, computed):
 
 def _single(program, values, out, casting):
     """The expression is one operand or constant: a copy of it (into out=)."""
-    kind, ref = program.result[0], program.result[1]
-    if kind == "leaf":
-        value = values[program.leaves[ref]]
-    else:
-        value = _scalar_ref(ref, values, _prelude_values(program, values))
+    value = _result_value(program, values)
     if out is not None:
         return _core.copy(out, value, casting)
     if isinstance(value, np.ndarray):
@@ -312,6 +308,14 @@ def _single(program, values, out, casting):
     if type(value) in _PYTHON_NUMBERS:
         return np.asarray(value)[()]
     return value
+
+
+def _result_value(program, values):
+    """The operand or constant a program without steps is."""
+    kind, ref = program.result[0], program.result[1]
+    if kind == "leaf":
+        return values[program.leaves[ref]]
+    return _scalar_ref(ref, values, _prelude_values(program, values))
 
 
 def _prelude_values(program, values):
@@ -355,10 +359,12 @@ def _compose_root(tree, values, out, casting):
 # -- top-level reductions ------------------------------------------------------
 
 def _reduction_strategy(tree, program):
-    dt = program.result_dtype
-    if tree.op == "add" and not (dt.kind == "f" and dt.itemsize in (4, 8)) and dt.kind in "fc":
-        return "the expression materialized in slabs, whole for a reduction over every axis"
-    return "the expression materialized per block of whole reductions, never in full"
+    how = ("the expression computed in slabs of whole reductions when an axis is kept, "
+           "else in chunks of its memory order")
+    if not _chunkable(tree.op, program.result_dtype):
+        how = ("the expression computed in slabs of whole reductions when an axis is kept, "
+               "else once in full (a %s %s over everything)" % (program.result_dtype, tree.kind))
+    return how
 
 
 def _reduce(expr, tree, names, values, types, out, casting):
@@ -371,7 +377,7 @@ def _reduce(expr, tree, names, values, types, out, casting):
         if isinstance(program, str):
             x = _compose(tree.arg, values, casting)
         else:
-            x = _single(program, values, None, casting)
+            x = _result_value(program, values)
         return _core.reduce(tree.op, x, tree.axis, None, out)
     try:
         consts = _constants(program, values)
@@ -387,7 +393,15 @@ def _reduce(expr, tree, names, values, types, out, casting):
     numel = 1
     for n in shape:
         numel *= n
-    if numel == 0 or (not kept and not _chunkable(tree.op, program.result_dtype)):
+    if numel == 0:          # intermediates of the operands' own shapes may warn
+        return _core.reduce(tree.op, _compose(tree.arg, values, casting), tree.axis, None, out)
+    ufunc = _frontend.ufunc_for(tree.op)
+    if not kept and (not _chunkable(tree.op, program.result_dtype) or (
+            out is not None and _frontend.reduction_loop_dtype(
+                ufunc, program.result_dtype, None, out.dtype)
+            != _frontend.reduction_loop_dtype(ufunc, program.result_dtype, None, None))):
+        # (an out= whose dtype changes the reduction's loop: NumPy then
+        # casts as it reduces, in buffers, an order the chunks do not follow)
         run = _core.EvalPass(compiled, None, leaves, consts)
         run.run_all()
         _report(compiled, run.flags())
@@ -399,11 +413,12 @@ def _reduce(expr, tree, names, values, types, out, casting):
 
 def _chunkable(op, dt):
     """A reduction over everything whose bits survive computing it chunk by
-    chunk: float sums along NumPy's pairwise tree, left folds continued
-    from the partial result (initial=), and integer / max / min ones."""
+    chunk: float32/64 sums along NumPy's pairwise tree, left folds continued
+    from the partial result (initial=; not float16's, which NumPy folds in
+    a float), and integer / max / min ones."""
     if op == "add" and dt.kind in "fc":
         return dt.kind == "f" and dt.itemsize in (4, 8)
-    return True
+    return not (op == "multiply" and dt.kind == "f" and dt.itemsize == 2)   # a float accumulator
 
 
 def _reduce_all(tree, compiled, program, leaves, consts, shape, axes, out):
