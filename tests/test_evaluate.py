@@ -579,3 +579,16 @@ def test_full_reductions_in_chunks_and_out_dtypes(monkeypatch):
         out = np.empty((), np.float64)          # a float64 loop: NumPy sums in it
         got = titer.evaluate("%s(a * 1.0001)" % kind, out=out)
         assert_same(got, titer.reduce(op, tmp, None, None, np.empty((), np.float64)))
+
+
+def test_errors_come_in_the_composed_calls_order():
+    i = np.array([1, -1], np.int64)
+    f = np.ones(2)
+    small = np.ones(2, np.int8)
+    # the power fails at run time before `~f` (a TypeError) is reached
+    with pytest.raises(ValueError, match="negative integer powers"):
+        titer.evaluate("(i ** i) + (~f)")
+    with pytest.raises(OverflowError):
+        titer.evaluate("(small + 1000) + (~f)")
+    with pytest.raises(TypeError):
+        titer.evaluate("(~f) + (i ** i)")

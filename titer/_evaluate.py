@@ -189,8 +189,15 @@ def _evaluate(expr, local_dict, frame, out, casting, order):
         values, types = _operands(values)
         if isinstance(tree, Reduction):
             return _reduce(expr, tree, names, values, types, out, casting)
-        found = _program(expr, tree, names, values, types, casting,
-                         None if out is None else out.dtype)
+        try:
+            found = _program(expr, tree, names, values, types, casting,
+                             None if out is None else out.dtype)
+        except Exception:
+            # The composed calls give this error once they reach the node
+            # that cannot be planned -- unless a node before it raises first
+            # (a negative integer exponent, a Python int its dtype cannot
+            # hold): run them, for the error they give.
+            return _compose_root(tree, values, out, casting)
     elif isinstance(tree, Reduction):
         return _reduce(expr, tree, names, values, None, out, casting)
     program, compiled = found
@@ -372,7 +379,10 @@ def _reduce(expr, tree, names, values, types, out, casting):
     result gives, computing the expression in pieces (see the README)."""
     if types is None:
         values, types = _operands(values)
-    program, compiled = _program(expr, tree.arg, names, values, types, casting, None)
+    try:
+        program, compiled = _program(expr, tree.arg, names, values, types, casting, None)
+    except Exception:           # the composed calls' error (see _evaluate)
+        return _core.reduce(tree.op, _compose(tree.arg, values, casting), tree.axis, None, out)
     if compiled is None:
         if isinstance(program, str):
             x = _compose(tree.arg, values, casting)
