@@ -14,11 +14,14 @@ temporary per operation.  The layers:
 
 This module gathers the operands, keeps the cache, runs the prelude (nodes
 on scalars only, through ``titer.elementwise``), handles ``out=``, FP
-warnings and the top-level reductions.  Where the executor's fixed tables
-cannot hold a program (more than 7 array operands, more than 64 steps) or an
-int constant needs NumPy's value-dependent answer, the expression is
-computed by composing ``titer.elementwise`` calls instead: the same result,
-with full-size temporaries.
+warnings and the top-level reductions.  The expression is computed by
+composing ``titer.elementwise`` calls instead -- the same result, with
+full-size temporaries -- where the executor's fixed tables cannot hold a
+program (more than 7 array operands, more than 64 steps), where an int
+constant needs NumPy's value-dependent answer, for an empty result of
+non-empty operands (whose intermediates may warn), and where the planner
+refuses the expression (the composed calls then raise the error they meet
+first).
 """
 import sys
 import warnings
@@ -29,11 +32,11 @@ from . import _core, _frontend
 from ._evaluate_parse import Apply, Literal, Name, Reduction, parse
 from ._evaluate_plan import TooBig, explain as _explain_program, fast_power, plan
 
-_PARSED = {}                # expression -> (tree, names)
-_PROGRAMS = {}              # cache key -> (Program, EvalProgram) or TooBig
+_PARSED = {}                # expression -> (tree, names, names used as ** exponents)
+_PROGRAMS = {}              # cache key -> (Program, EvalProgram), or (why not, None)
 _CACHE_LIMIT = 512
 _PYTHON_NUMBERS = (bool, int, float, complex)
-_FULL_SUM_CHUNK = 1 << 18   # elements materialized per chunk of a full float sum
+_FULL_SUM_CHUNK = 1 << 18   # elements materialized per chunk of a reduction over everything
 _SLAB_ELEMENTS = 1 << 20    # elements materialized per slab of an axis reduction
 
 
