@@ -1,6 +1,6 @@
 """titer.evaluate side by side with NumPy and numexpr (issue 26).
 
-    python benchmarks/evaluate.py [--quick] [--markdown] [--rounds R]
+    python benchmarks/evaluate.py [--quick] [--markdown] [--rounds R] [--out]
 
 Each case first checks titer's result against NumPy's (dtype; values bit
 for bit, or within the ULP bounds of titer's transcendental loops), then
@@ -52,18 +52,27 @@ def cases(n):
     out = []
     for tag, env in (("f32", f32), ("f64", f64)):
         for expr, np_fn in [
-            ("2*a + 3*b", lambda e: 2 * e["a"] + 3 * e["b"]),
-            ("a*b + c*d", lambda e: e["a"] * e["b"] + e["c"] * e["d"]),
-            ("sqrt(x**2 + y**2)", lambda e: np.sqrt(e["x"] ** 2 + e["y"] ** 2)),
-            ("where(x > 0, log(x), 0)", lambda e: np.where(e["x"] > 0, np.log(e["x"]), 0)),
+            ("2*a + 3*b", lambda e, o=None: np.add(2 * e["a"], 3 * e["b"], out=o)),
+            ("a*b + c*d", lambda e, o=None: np.add(e["a"] * e["b"], e["c"] * e["d"], out=o)),
+            ("sqrt(x**2 + y**2)", lambda e, o=None: np.sqrt(e["x"] ** 2 + e["y"] ** 2, out=o)),
+            ("where(x > 0, log(x), 0)",     # np.where has no out=: a copy into it
+             lambda e, o=None: _into(o, np.where(e["x"] > 0, np.log(e["x"]), 0))),
             ("exp(-x**2/2) / sqrt(2*pi)",
-             lambda e: np.exp(-e["x"] ** 2 / 2) / np.sqrt(2 * e["pi"])),
-            ("sum(a*b)", lambda e: np.sum(e["a"] * e["b"])),
+             lambda e, o=None: np.divide(np.exp(-e["x"] ** 2 / 2), np.sqrt(2 * e["pi"]), out=o)),
+            ("sum(a*b)", lambda e, o=None: np.sum(e["a"] * e["b"])),
         ]:
             out.append((tag, expr, env, np_fn))
-    out.append(("f32+f64", "2*a + 3*b", mixed, lambda e: 2 * e["a"] + 3 * e["b"]))
-    out.append(("f32 bcast", "a*b + 1", bcast, lambda e: e["a"] * e["b"] + 1))
+    out.append(("f32+f64", "2*a + 3*b", mixed,
+                lambda e, o=None: np.add(2 * e["a"], 3 * e["b"], out=o)))
+    out.append(("f32 bcast", "a*b + 1", bcast, lambda e, o=None: np.add(e["a"] * e["b"], 1, out=o)))
     return out
+
+
+def _into(o, x):
+    if o is None:
+        return x
+    np.copyto(o, x)
+    return o
 
 
 def bytes_moved(expr, env, result):
@@ -96,6 +105,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="2^20 elements, fewer repeats")
     parser.add_argument("--markdown", action="store_true", help="a Markdown table")
+    parser.add_argument("--out", action="store_true",
+                        help="every contestant writes into a preallocated out= array")
     parser.add_argument("--rounds", type=int, default=1,
                         help="time every case this many times, keep each cell's best")
     args = parser.parse_args()
@@ -113,14 +124,21 @@ def main():
             check(titer.evaluate(expr, env), np_fn(env), expr, env)
     # rounds over every case, each cell the best over all rounds: a
     # neighbour's burst on a shared machine hits all contestants alike
-    times = {}
+    times, outs = {}, {}
+    for tag, expr, env, np_fn in all_cases:
+        result = np_fn(env)
+        # --out: every contestant writes into one preallocated array (no
+        # page faults of a fresh result: the memory traffic alone)
+        outs[tag, expr] = np.ones_like(result) if args.out and np.ndim(result) else None
     for _ in range(args.rounds):
         for tag, expr, env, np_fn in all_cases:
             cell = times.setdefault((tag, expr), {})
-            contestants = [("numpy", None, lambda: np_fn(env))]
+            o = outs[tag, expr]
+            contestants = [("numpy", None, lambda: np_fn(env, o))]
             if numexpr is not None:
-                contestants += [("numexpr", k, lambda: numexpr.evaluate(expr, env)) for k in (1, 2)]
-            contestants += [("titer", k, lambda: titer.evaluate(expr, env)) for k in (1, 2)]
+                contestants += [("numexpr", k, lambda: numexpr.evaluate(expr, env, out=o))
+                                for k in (1, 2)]
+            contestants += [("titer", k, lambda: titer.evaluate(expr, env, out=o)) for k in (1, 2)]
             for who, threads, fn in contestants:
                 if who == "numexpr":
                     numexpr.set_num_threads(threads)
@@ -138,10 +156,10 @@ def main():
     titer.evaluate("a*b + 1", tiny)
     per_call = min(timeit.repeat(lambda: titer.evaluate("a*b + 1", tiny), number=2000,
                                  repeat=5)) / 2000
-    report(rows, per_call, bandwidth, n, args.markdown)
+    report(rows, per_call, bandwidth, n, args.markdown, args.out)
 
 
-def report(rows, per_call, bandwidth, n, markdown):
+def report(rows, per_call, bandwidth, n, markdown, into_out):
     head = ["dtype", "expression", "NumPy ms", "numexpr 1T", "numexpr 2T", "titer 1T", "titer 2T",
             "titer 2T / ne 2T", "titer 1T / ne 1T", "stream ms", "%bw"]
     lines = []
@@ -154,8 +172,9 @@ def report(rows, per_call, bandwidth, n, markdown):
                  "%.2f" % (t_ne[1] / t_ti[1]) if t_ne else "-",
                  "%.2f" % (stream * 1e3), "%.0f%%" % (100 * stream / t_ti[2])]
         lines.append(cells)
-    print("n = %d elements; copy bandwidth %.1f GB/s; ratios are x NumPy (time NumPy / time);"
-          % (n, bandwidth / 1e9))
+    print("n = %d elements; copy bandwidth %.1f GB/s; ratios are x NumPy (time NumPy / time); %s"
+          % (n, bandwidth / 1e9, "results into a preallocated out=" if into_out
+             else "results allocated by each call"))
     print("numexpr %s, NumPy %s, titer %s" % (
         numexpr.__version__ if numexpr else "not installed", np.__version__, titer.__version__))
     if markdown:
