@@ -100,12 +100,6 @@ cdef extern from *:
      * an x87 flag (none of titer's loops uses long double) is picked up by
      * the full test at the end of each piece.  On x86 the MXCSR bits are
      * the FE_* values. */
-    /* The next block of a contiguous leaf, asked for while this block's
-     * steps run: the leaves' streams are read in short alternating bursts,
-     * which the hardware prefetchers alone do not keep ahead of. */
-    static inline void titer_ev_prefetch(const char *p, int64_t nbytes) {
-        for (int64_t i = 0; i < nbytes; i += 64) __builtin_prefetch(p + i, 0, 0);
-    }
     static inline int titer_ev_take_flags(int mask) {
     #if defined(__SSE2__)
         unsigned int csr = _mm_getcsr();
@@ -121,7 +115,7 @@ cdef extern from *:
     """
     void titer_ev_or_flags(int *dst, int bits) noexcept nogil
     int titer_ev_take_flags(int mask) noexcept nogil
-    void titer_ev_prefetch(const char *p, int64_t nbytes) noexcept nogil
+
 
 
 cdef inline int ev_test_flags(int *flags, int k) noexcept nogil:
@@ -156,8 +150,6 @@ cdef void ev_row(const EvRun *run, char **leaf, const int64_t *leaf_stride, char
         for t in range(prog.nleaves):
             src = leaf[t] + off * leaf_stride[t]
             s = leaf_stride[t]
-            if s == prog.leaf_itemsize[t] and off + m < n:
-                titer_ev_prefetch(src + m * s, min(m, n - off - m) * s)
             if s != 0 and s != prog.leaf_itemsize[t] and prog.leaf_reg[t] >= 0:
                 prog.leaf_gather[t](src, s, reg_ptr[prog.leaf_reg[t]], prog.leaf_itemsize[t], m)
                 src = reg_ptr[prog.leaf_reg[t]]
