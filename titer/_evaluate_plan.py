@@ -25,7 +25,7 @@ except ImportError:             # vendored without the package around it
     import _frontend  # type: ignore
     import _ops  # type: ignore
 
-from ._evaluate_parse import Apply, Literal, Name
+from ._evaluate_parse import Literal, Name
 
 # Where a step input comes from: an array leaf (index into leaves), a
 # constant slot (index into consts), a register (index of the register).
