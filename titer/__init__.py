@@ -41,6 +41,7 @@ __version__ = "0.1.0"
 from . import _core  # noqa: E402
 from ._config import show_config  # noqa: E402
 from ._include import get_include  # noqa: E402
+from ._evaluate import evaluate, explain_evaluate  # noqa: E402
 
 __all__ = [
     "IterConfig", "TensorIterator", "elementwise", "ops",
@@ -49,7 +50,7 @@ __all__ = [
     "set_num_threads", "get_num_threads", "num_threads",
     "set_grain_size", "get_grain_size", "has_openmp",
     "is_contiguous", "is_non_overlapping_and_dense", "suggest_memory_format",
-    "show_config", "get_include",
+    "show_config", "get_include", "evaluate", "explain_evaluate",
 ]
 
 

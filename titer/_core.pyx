@@ -426,6 +426,7 @@ include "_reduce_cache.pxi"
 include "_accumulate.pxi"
 include "_copy.pxi"
 include "_api.pxi"
+include "_evaluate.pxi"
 
 
 def _cache_info():

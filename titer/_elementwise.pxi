@@ -174,16 +174,23 @@ def _is_ndarray(x):
 
 cdef int store_python_scalar(BuildState st, int i, object value, int code,
                              bint comparing_ints) except -1:
-    """Convert a Python scalar to the loop's dtype in titer's cast loops,
-    with NumPy's OverflowError for an int the dtype cannot hold.  Returns 1
-    instead when an integer array is compared with an int out of its range."""
-    cdef int src_code
-    cdef char *buf = <char *>st.scalar_buf[i]
-    cdef double *d = st.scalar_buf[i]
-    cdef int64_t *s64 = <int64_t *>buf
-    cdef unsigned long long *u64 = <unsigned long long *>buf
+    """Operand i is a Python scalar, held in the loop's dtype (see
+    python_scalar_into); returns 1 instead when an integer array is
+    compared with an int out of its range."""
     st.is_scalar[i] = True
     st.scalar_code[i] = code
+    return python_scalar_into(<char *>st.scalar_buf[i], value, code, comparing_ints)
+
+
+cdef int python_scalar_into(char *buf, object value, int code, bint comparing_ints) except -1:
+    """Convert a Python scalar to dtype `code` in titer's cast loops (16
+    bytes at buf), with NumPy's OverflowError for an int the dtype cannot
+    hold.  Returns 1 instead when an integer array is compared with an int
+    out of its range (`comparing_ints`)."""
+    cdef int src_code
+    cdef double *d = <double *>buf
+    cdef int64_t *s64 = <int64_t *>buf
+    cdef unsigned long long *u64 = <unsigned long long *>buf
     t = type(value)
     if t is bool:
         buf[0] = 1 if value else 0

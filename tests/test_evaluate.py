@@ -1,0 +1,604 @@
+"""titer.evaluate (issue 26): fused expressions, checked against the same
+expression computed by composing titer.elementwise calls (bit for bit) and
+by NumPy's ufuncs (the elementwise standard), on seeded random trees."""
+import math
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import titer
+
+# -- random expression trees ------------------------------------------------------
+# A tree is ("name", id) / ("lit", value) / (op, child, ...); op is a titer op
+# name or one of the Python operators below.
+
+OPERATORS = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "//": "floor_divide",
+             "%": "remainder", "**": "**", "&": "bitwise_and", "|": "bitwise_or",
+             "^": "bitwise_xor", "<": "less", "<=": "less_equal", "==": "equal",
+             "!=": "not_equal", ">": "greater", ">=": "greater_equal"}
+UNARY_OPERATORS = {"neg": "-", "pos": "+", "inv": "~"}
+FAMILIES = {
+    "arithmetic": ["+", "-", "*", "/", "//", "%", "**", "neg", "pos", "absolute", "square",
+                   "maximum", "minimum"],
+    "comparison": ["<", "<=", "==", "!=", ">", ">="],
+    "logical": ["&", "|", "^", "inv", "logical_and", "logical_or", "logical_not"],
+    "transcendental": ["sin", "cos", "exp", "log", "sqrt", "tanh", "arctan2", "hypot", "log1p"],
+    "select": ["where", "clip"],
+}
+ARITY = {"absolute": 1, "square": 1, "logical_not": 1, "sin": 1, "cos": 1, "exp": 1, "log": 1,
+         "sqrt": 1, "tanh": 1, "log1p": 1, "neg": 1, "pos": 1, "inv": 1, "where": 3,
+         "clip": 3}
+APPROX = {"sin", "cos", "exp", "log", "tanh", "arctan2", "hypot", "log1p", "**"}
+DTYPES = [np.bool_, np.int8, np.uint8, np.int32, np.int64, np.float16, np.float32, np.float64,
+          np.complex64, np.complex128]
+
+
+def render(tree):
+    kind = tree[0]
+    if kind == "name":
+        return tree[1]
+    if kind == "lit":
+        return repr(tree[1])
+    args = [render(t) for t in tree[1:]]
+    if kind in OPERATORS:
+        return "(%s %s %s)" % (args[0], kind, args[1])
+    if kind in UNARY_OPERATORS:
+        return "(%s%s)" % (UNARY_OPERATORS[kind], args[0])
+    return "%s(%s)" % (kind, ", ".join(args))
+
+
+def op_name(kind):
+    return {"neg": "negative", "pos": "positive", "inv": "invert"}.get(
+        kind, OPERATORS.get(kind, kind))
+
+
+def fast_power(base, exponent):
+    """ndarray's `**` (NumPy's fast_scalar_power)."""
+    dt = None if type(base) in (bool, int, float, complex) else np.asarray(base).dtype
+    if dt is not None and dt.kind in "fc" and type(exponent) in (int, float):
+        return {(int, 2): "square", (int, -1): "reciprocal",
+                (float, 0.5): "sqrt"}.get((type(exponent), exponent))
+    return None
+
+
+def compose(tree, env, call):
+    """The tree computed by `call(op, *args)` node by node."""
+    kind = tree[0]
+    if kind == "name":
+        return env[tree[1]]
+    if kind == "lit":
+        return tree[1]
+    args = [compose(t, env, call) for t in tree[1:]]
+    op = op_name(kind)
+    if op == "**":
+        special = fast_power(args[0], args[1])
+        op, args = (special, args[:1]) if special else ("power", args)
+    return call(op, *args)
+
+
+def titer_call(op, *args):
+    return titer.elementwise(op, None, *args)
+
+
+def numpy_call(op, *args):
+    # clip: NumPy's clip ufunc, the one titer.elementwise("clip") is (np.clip
+    # the function adds its own handling of out-of-range Python ints)
+    return (np._core.umath.clip if op == "clip" else getattr(np, op))(*args)
+
+
+def leaf_array(rng, dtype, shape):
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return rng.random(shape) < 0.5
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        return rng.integers(max(info.min, -50), min(info.max, 50), shape, endpoint=True).astype(dt)
+    x = rng.standard_normal(shape) * 3
+    if dt.kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(dt)
+
+
+def layout(rng, x):
+    """x in one of the layouts the iterator meets: contiguous, strided,
+    reversed, transposed (2-d)."""
+    choice = rng.integers(4)
+    if choice == 1:
+        big = np.empty(x.shape[:-1] + (2 * x.shape[-1],), x.dtype) if x.ndim else None
+        if big is not None:
+            big[..., ::2] = x
+            return big[..., ::2]
+    if choice == 2 and x.ndim:
+        return np.ascontiguousarray(x[..., ::-1])[..., ::-1]
+    if choice == 3 and x.ndim == 2:
+        return np.asfortranarray(x)
+    return x
+
+
+def random_case(seed, families=tuple(FAMILIES), max_depth=5):
+    rng = np.random.default_rng(seed)
+    shape = [(), (7,), (5, 6), (0, 3), (3, 1, 4), (2000,)][rng.integers(6)]
+    nnames = rng.integers(1, 4)
+    env, names = {}, []
+    for i in range(nnames):
+        dtype = DTYPES[rng.integers(len(DTYPES))]
+        s = tuple(n if rng.random() < 0.8 else 1 for n in shape)
+        if rng.random() < 0.15:
+            s = s[1:]                               # broadcast from fewer dims
+        name = "v%d" % i
+        value = layout(rng, leaf_array(rng, dtype, s))
+        if rng.random() < 0.1:
+            value = value.dtype.type(leaf_array(rng, dtype, ()))   # a NumPy scalar
+        env[name] = value
+        names.append(name)
+    ops = [op for f in families for op in FAMILIES[f]]
+
+    def literal():
+        return ("lit", [2, -1, 3, 0.5, 2.5, -0.75, 1.5j, True][rng.integers(8)])
+
+    def tree(depth, need_name):
+        if depth == 0 or rng.random() < 0.25:
+            if need_name or rng.random() < 0.7:
+                return ("name", names[rng.integers(len(names))])
+            return literal()
+        op = ops[rng.integers(len(ops))]
+        n = ARITY.get(op, 2)
+        named = rng.integers(n)                     # one child keeps a name: no literal-only nodes
+        return (op,) + tuple(tree(depth - 1, i == named) for i in range(n))
+
+    return tree(rng.integers(1, max_depth + 1), True), env
+
+
+def outcome(fn):
+    """(result, warnings, exception class) of fn() with every warning kept."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = fn()
+        except (TypeError, ValueError, OverflowError, FloatingPointError) as exc:
+            return None, [], type(exc)
+    return result, sorted(set(str(w.message) for w in caught)), None
+
+
+def ulps(a, b):
+    """Distance in units of the last place of b's dtype (complex: the worse part)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind == "c":
+        return max(ulps(a.real, b.real), ulps(a.imag, b.imag))
+    if a.dtype.kind != "f" or a.size == 0:
+        return 0 if np.array_equal(a, b, equal_nan=True) else np.inf
+    both_nan = np.isnan(a) & np.isnan(b)
+    same = (a == b) | both_nan
+    if same.all():
+        return 0
+    spacing = np.spacing(np.abs(b).astype(b.dtype))
+    with np.errstate(all="ignore"):
+        d = np.abs(a.astype(np.float64) - b.astype(np.float64)) / spacing.astype(np.float64)
+    return float(np.max(np.where(same, 0, d)))
+
+
+def assert_same(got, want, exact=True, bound=0):
+    assert type(got) is type(want) or (isinstance(got, np.ndarray)
+                                       and isinstance(want, np.ndarray)), (type(got), type(want))
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+    assert np.shape(got) == np.shape(want)
+    if exact:
+        assert np.array_equal(got, want, equal_nan=True), (got, want)
+    else:
+        assert ulps(got, want) <= bound, (got, want)
+
+
+def has_op(tree, ops):
+    return tree[0] in ops or any(has_op(t, ops) for t in tree[1:] if isinstance(t, tuple))
+
+
+def contiguous_leaves(env):
+    return all(not isinstance(x, np.ndarray) or x.flags.c_contiguous or x.size <= 1
+               for x in env.values())
+
+
+# -- differential: composed titer.elementwise calls, bit for bit -------------------
+
+@settings(max_examples=500, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2 ** 32 - 1))
+def test_matches_composed_elementwise(seed):
+    tree, env = random_case(seed)
+    expr = render(tree)
+    got, got_w, got_exc = outcome(lambda: titer.evaluate(expr, env))
+    want, want_w, want_exc = outcome(lambda: compose(tree, env, titer_call))
+    assert got_exc == want_exc, expr
+    if want_exc is not None:
+        return
+    assert got_w == want_w, expr
+    exact = contiguous_leaves(env) or not has_op(tree, APPROX)
+    assert_same(got, want, exact, 4 if exact is False else 0)
+
+
+@settings(max_examples=250, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2 ** 32 - 1))
+def test_matches_composed_on_threads_in_small_pieces(seed):
+    """A tiny grain: every case runs in many pieces on 2 threads, blocks
+    cut mid-row."""
+    tree, env = random_case(seed)
+    expr = render(tree)
+    old = titer.get_grain_size()
+    titer.set_grain_size(97)
+    try:
+        with titer.num_threads(2):
+            got, got_w, got_exc = outcome(lambda: titer.evaluate(expr, env))
+    finally:
+        titer.set_grain_size(old)
+    want, want_w, want_exc = outcome(lambda: compose(tree, env, titer_call))
+    assert got_exc == want_exc, expr
+    if want_exc is None:
+        assert got_w == want_w, expr
+        assert_same(got, want, contiguous_leaves(env) or not has_op(tree, APPROX), 4)
+
+
+@settings(max_examples=250, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2 ** 32 - 1))
+def test_matches_numpy_on_exact_ops(seed):
+    tree, env = random_case(seed, ("arithmetic", "comparison", "logical", "select"))
+    if has_op(tree, APPROX):
+        return                                  # `**` is libm's pow: the ULP test below
+    expr = render(tree)
+    got, _, got_exc = outcome(lambda: titer.evaluate(expr, env))
+    want, _, want_exc = outcome(lambda: compose(tree, env, numpy_call))
+    assert got_exc == want_exc, expr
+    if want_exc is None:
+        assert np.asarray(got).dtype == np.asarray(want).dtype, expr
+        if np.asarray(want).dtype == np.complex64:
+            # README: NumPy's own complex64 multiply/square bits depend on
+            # its loop (SIMD for arrays, scalar code for 0-d and strided)
+            assert ulps(got, want) <= 2, expr
+        else:
+            assert np.array_equal(got, want, equal_nan=True), expr
+
+
+@pytest.mark.parametrize("fn", ["sin", "cos", "exp", "log", "tanh", "sqrt", "log1p"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_transcendental_within_numpy_ulp_bounds(fn, dtype):
+    rng = np.random.default_rng(3)
+    a = (rng.random(5000) * 4).astype(dtype)
+    b = (rng.random(5000) * 4).astype(dtype)
+    got = titer.evaluate("%s(a * b + 0.5)" % fn)
+    want = getattr(np, fn)(a * b + 0.5)
+    assert got.dtype == want.dtype
+    assert ulps(got, want) <= (4 if dtype == np.float32 else 2)
+
+
+# -- layouts, out=, order= --------------------------------------------------------
+
+def test_broadcast_strided_and_transposed_leaves():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((300, 200)).astype(np.float32)
+    b = rng.standard_normal(200)
+    c = rng.standard_normal((300, 1)).astype(np.float32)[::-1]
+    t = rng.standard_normal((200, 300)).T
+    got = titer.evaluate("a * b - c / 3 + t")
+    want = titer_call("add", titer_call("subtract", titer_call("multiply", a, b),
+                                        titer_call("divide", c, 3)), t)
+    assert_same(got, want)
+    np.testing.assert_array_equal(got, a * b - c / 3 + t)
+
+
+@pytest.mark.parametrize("out_dtype", [np.float64, np.float32, np.complex128])
+def test_out_of_another_dtype(out_dtype):
+    a = np.linspace(-3, 3, 10000, dtype=np.float32)
+    out = np.empty(10000, out_dtype)
+    r = titer.evaluate("a * 2.5 + 1", out=out)
+    assert r is out
+    assert_same(out, titer.elementwise("add", np.empty(10000, out_dtype),
+                                       titer_call("multiply", a, 2.5), 1))
+
+
+def test_out_casting_error_writes_nothing():
+    a = np.ones(100)
+    out = np.full(100, 7, np.int32)
+    with pytest.raises(TypeError):
+        titer.evaluate("a + 1", out=out)
+    with pytest.raises(TypeError):
+        titer.evaluate("a + 1", out=out, casting="safe")
+    assert (out == 7).all()
+    titer.evaluate("a + 1", out=out, casting="unsafe")
+    assert (out == 2).all()
+
+
+def test_integer_power_error_leaves_out_untouched():
+    a = np.arange(-3, 3)
+    out = np.full(6, 9)
+    with pytest.raises(ValueError, match="negative integer powers"):
+        titer.evaluate("2 + a ** a", out=out)
+    assert (out == 9).all()
+
+
+def test_out_aliasing_an_input():
+    a = np.arange(10.0)
+    b = a.copy()
+    titer.evaluate("a * a + 1", out=a)
+    np.testing.assert_array_equal(a, b * b + 1)
+    x = np.arange(12.0)
+    y = x.copy()
+    titer.evaluate("x0 * 2", {"x0": x[:-2]}, out=x[2:])     # overlaps partially: as if copied
+    np.testing.assert_array_equal(x[2:], y[:-2] * 2)
+
+
+@pytest.mark.parametrize("order", ["C", "F", "K", "A"])
+def test_order(order):
+    a = np.asfortranarray(np.arange(12.0).reshape(3, 4))
+    got = titer.evaluate("a + 1", order=order)
+    assert_same(got, np.add(a, 1, order=order))
+    assert got.flags.c_contiguous == np.add(a, 1, order=order).flags.c_contiguous
+
+
+def test_zero_size_and_scalar_results():
+    a = np.empty((0, 3), np.float32)
+    assert_same(titer.evaluate("a * 2 + 1"), a * 2 + 1)
+    s = np.float32(2)
+    assert_same(titer.evaluate("s * 2 + 1"), s * 2 + 1)        # NumPy scalar in, scalar out
+    z = np.array(3.0)
+    assert_same(titer.evaluate("z * 2"), titer_call("multiply", z, 2))
+
+
+def test_python_scalars_are_weak_and_literals_fold_as_ufuncs():
+    a = np.ones(4, np.float32)
+    k = 3
+    assert titer.evaluate("a * k + 2.5").dtype == np.float32      # NEP 50
+    assert titer.evaluate("a * -3").dtype == np.float32           # a signed literal is one literal
+    # two Python numbers meet in a ufunc: np.multiply(2, 3) is an int64,
+    # computed by titer.elementwise before the pass
+    assert titer.evaluate("a * (2 * 3)").dtype == np.float64
+    pi = math.pi
+    x = np.linspace(-2, 2, 1001, dtype=np.float32)
+    got = titer.evaluate("exp(-x**2/2) / sqrt(2*pi)")
+    assert_same(got, compose(("/", ("exp", ("/", ("neg", ("**", ("name", "x"), ("lit", 2))),
+                                                ("lit", 2))),
+                                 ("sqrt", ("*", ("lit", 2), ("name", "pi")))),
+                            {"x": x, "pi": pi}, titer_call))
+    np.testing.assert_allclose(got, np.exp(-x ** 2 / 2) / np.sqrt(2 * pi), rtol=1e-6)
+
+
+def test_out_of_range_python_int():
+    a = np.arange(5, dtype=np.int8)
+    with pytest.raises(OverflowError):
+        titer.evaluate("a + 1000")
+    assert_same(titer.evaluate("a < 1000"), np.less(a, 1000))   # NumPy's one answer
+
+
+def test_names_from_caller_and_local_dict():
+    a = np.arange(5.0)
+    assert_same(titer.evaluate("a + GLOBAL_B"), a + GLOBAL_B)
+    assert_same(titer.evaluate("a + b", {"a": a, "b": 1.5}), a + 1.5)
+    with pytest.raises(NameError):
+        titer.evaluate("a + nope")
+
+
+GLOBAL_B = np.ones(5)
+
+
+def test_many_leaves_and_long_programs_compose_instead():
+    env = {"x%d" % i: np.full(10, float(i)) for i in range(10)}
+    expr = " + ".join(env)
+    assert_same(titer.evaluate(expr, env), compose(
+        _chain(list(env)), env, titer_call))
+    a = np.arange(10.0)
+    long_expr = "a" + " + a" * 80
+    np.testing.assert_array_equal(titer.evaluate(long_expr), a * 81)
+
+
+def _chain(names):
+    tree = ("name", names[0])
+    for n in names[1:]:
+        tree = ("+", tree, ("name", n))
+    return tree
+
+
+def test_byteswapped_and_unaligned_operands():
+    a = np.arange(100, dtype=">f8")
+    buf = np.zeros(8 * 100 + 1, np.uint8)
+    u = buf[1:].view(np.float64)
+    u[:] = np.arange(100.0)
+    out = np.empty(100, ">f4")
+    titer.evaluate("a * u + 1", out=out)
+    np.testing.assert_array_equal(out, np.arange(100.0) ** 2 + 1)
+
+
+# -- the whitelist ------------------------------------------------------------------
+
+@pytest.mark.parametrize("expr, part", [
+    ("a.T + 1", "a.T"), ("a[0] * 2", "a[0]"), ("eval('1')", "eval"),
+    ("__import__('os')", "__import__"), ("a if a else b", "IfExp"),
+    ("lambda: 1", "Lambda"), ("a < b < c", "chained"), ("a and b", "and"),
+    ("foo(a)", "foo"), ("sin(a, out=a)", "keyword"), ("sum(sum(a))", "sum"),
+    ("'x'", "constant"), ("[a]", "List"), ("a @ a", "MatMult"), ("not a", "Not"),
+    ("modf(a)", "modf"), ("sin(a, a)", "sin"), ("a +", "not a Python expression"),
+])
+def test_whitelist_rejections(expr, part):
+    a = b = c = np.ones(3)  # noqa: F841
+    with pytest.raises(ValueError, match="titer.evaluate") as info:
+        titer.evaluate(expr)
+    assert part in str(info.value)
+
+
+def test_gpu_and_duck_arrays_refused():
+    class Device:
+        __cuda_array_interface__ = {}
+
+    with pytest.raises(TypeError, match="NumPy arrays"):
+        titer.evaluate("d + 1", {"d": Device()})
+    with pytest.raises(TypeError, match="plain NumPy arrays"):
+        titer.evaluate("m + 1", {"m": np.ma.masked_array([1.0, 2.0])})
+
+
+# -- warnings ------------------------------------------------------------------------
+
+def test_errstate_warnings_name_each_op():
+    a = np.array([0.0, 1.0, -1.0, 1e308] * 5000)
+    for expr in ["log(a) + a / a", "a * 10 - sqrt(a)", "where(a > 0, log(a), 0)"]:
+        got = outcome(lambda: titer.evaluate(expr, {"a": a}))
+        want = outcome(lambda: compose(_tree(expr), {"a": a}, titer_call))
+        assert got[1] == want[1], expr
+        assert got[1], expr                      # something was raised
+    with np.errstate(all="ignore"):
+        got = outcome(lambda: titer.evaluate("log(a) + a / a", {"a": a}))
+    assert got[1] == []
+    out = np.full(a.shape, 5.0)
+    with np.errstate(divide="raise"):
+        with pytest.raises(FloatingPointError, match="log"):
+            titer.evaluate("log(a) + 1", out=out)
+    assert (out == 5).all()
+
+
+def _tree(expr):
+    return {"log(a) + a / a": ("+", ("log", ("name", "a")), ("/", ("name", "a"), ("name", "a"))),
+            "a * 10 - sqrt(a)": ("-", ("*", ("name", "a"), ("lit", 10)), ("sqrt", ("name", "a"))),
+            "where(a > 0, log(a), 0)": ("where", (">", ("name", "a"), ("lit", 0)),
+                                        ("log", ("name", "a")), ("lit", 0))}[expr]
+
+
+def test_complex_discard_warning():
+    z = np.ones(3, np.complex128)
+    out = np.empty(3)
+    with pytest.warns(np.exceptions.ComplexWarning):
+        titer.evaluate("z + 1", out=out, casting="unsafe")
+
+
+# -- threads ----------------------------------------------------------------------------
+
+def test_thread_count_does_not_change_bits():
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(300001).astype(np.float32)
+    b = rng.standard_normal(300001)
+    expr = "where(a > 0, log(abs(a) + 1), sin(b) * a) / (1 + b ** 2)"
+    with titer.num_threads(1):
+        one = titer.evaluate(expr)
+        s1 = titer.evaluate("sum(a * b)")
+    with titer.num_threads(2):
+        two = titer.evaluate(expr)
+        s2 = titer.evaluate("sum(a * b)")
+    assert_same(one, two)
+    assert_same(s1, s2)
+
+
+# -- reductions ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind, op, dtype", [
+    (kind, op, dtype) for kind, op in [("sum", "add"), ("prod", "multiply"), ("max", "maximum"),
+                                       ("min", "minimum")]
+    for dtype in [np.float32, np.float64, np.int32, np.float16, np.complex64]
+    if not (dtype == np.complex64 and kind in ("max", "min"))])
+@pytest.mark.parametrize("axis", [None, 0, 1, -1, (0, 1)])
+def test_reductions_match_composed(kind, op, dtype, axis):
+    rng = np.random.default_rng(7)
+    a = leaf_array(rng, dtype, (301, 257))
+    b = leaf_array(rng, dtype, (257,))
+    if kind == "prod":
+        a = (a / 40 + 1).astype(dtype) if np.dtype(dtype).kind in "fc" else a % 3
+    expr = "%s(a * b + 1, axis=%r)" % (kind, axis)
+    got = outcome(lambda: titer.evaluate(expr, {"a": a, "b": b}))
+    want = outcome(lambda: titer.reduce(op, titer_call("add", titer_call("multiply", a, b), 1),
+                                        axis))
+    assert got[2] == want[2]
+    assert_same(got[0], want[0])
+
+
+def test_full_float_sum_follows_pairwise_tree(monkeypatch):
+    from titer import _evaluate
+    monkeypatch.setattr(_evaluate, "_FULL_SUM_CHUNK", 1000)     # many chunks
+    rng = np.random.default_rng(11)
+    for n in [5, 999, 1000, 1001, 12345, 77777]:
+        a = rng.standard_normal(n).astype(np.float32) * 1000
+        b = np.asfortranarray(rng.standard_normal((3, n)).astype(np.float32))
+        assert_same(titer.evaluate("sum(a * a)"), titer.sum(titer_call("multiply", a, a)))
+        assert_same(titer.evaluate("sum(b - a)"), titer.sum(titer_call("subtract", b, a)))
+
+
+def test_reduction_with_out_and_slabs(monkeypatch):
+    from titer import _evaluate
+    monkeypatch.setattr(_evaluate, "_SLAB_ELEMENTS", 64)       # many slabs
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((40, 30, 20))
+    out = np.empty((40, 20), np.float32)
+    titer.evaluate("sum(a * 2, axis=1)", out=out)
+    assert_same(out, titer.reduce("add", titer_call("multiply", a, 2), 1, None,
+                                  np.empty((40, 20), np.float32)))
+    with pytest.raises(ValueError):
+        titer.evaluate("sum(a, axis=1)", out=np.empty((3, 3)))
+    with pytest.raises(np.exceptions.AxisError):
+        titer.evaluate("sum(a * 2, axis=3)")
+    with pytest.raises(ValueError, match="zero-size"):
+        titer.evaluate("max(e + 1)", {"e": np.empty(0)})
+
+
+# -- program cache, explain --------------------------------------------------------------
+
+def test_explain_shows_the_program():
+    a = np.ones(10, np.float32)
+    b = np.ones(10)
+    text = titer.explain_evaluate("a * b + sin(a)")
+    assert "multiply[dd->d]" in text and "sin[f->f]" in text and "add[dd->d]" in text
+    assert "cast float32->float64" in text
+
+
+def test_repeated_call_reuses_its_program(monkeypatch):
+    from titer import _evaluate
+    a = np.ones(3)
+    b = np.ones(3, np.float32)
+    titer.evaluate("a * b + 1", {"a": a, "b": b})
+    planned = []
+
+    def counting_plan(*args, **kwargs):
+        planned.append(args[0])
+        return _evaluate_plan.plan(*args, **kwargs)
+
+    from titer import _evaluate_plan
+    monkeypatch.setattr(_evaluate, "plan", counting_plan)
+    for x in (np.arange(5.0), np.ones((2, 3))):     # other shapes, the same dtypes
+        assert_same(titer.evaluate("a * b + 1", {"a": x, "b": b[:1]}),
+                    titer_call("add", titer_call("multiply", x, b[:1]), 1))
+    assert planned == []
+    titer.evaluate("a * b + 1", {"a": a.astype(np.int16), "b": b})     # new dtypes: planned
+    assert len(planned) == 1
+
+
+def test_warnings_point_at_the_callers_line():
+    a = np.array([0.0, 1.0])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        titer.evaluate("log(a) * 2", {"a": a})
+        titer.evaluate("sum(log(a) * 2)", {"a": a})
+    assert [w.filename for w in caught] == [__file__, __file__]
+
+
+def test_full_reductions_in_chunks_and_out_dtypes(monkeypatch):
+    from titer import _evaluate
+    monkeypatch.setattr(_evaluate, "_FULL_SUM_CHUNK", 777)
+    rng = np.random.default_rng(4)
+    a = (rng.random(10000) + 0.5).astype(np.float32)
+    b = rng.integers(-5, 5, 10000).astype(np.int8)
+    tmp = titer_call("multiply", a, 1.0001)
+    for kind, op in [("sum", "add"), ("prod", "multiply"), ("max", "maximum"), ("min", "minimum")]:
+        assert_same(titer.evaluate("%s(a * 1.0001)" % kind), titer.reduce(op, tmp))
+        assert_same(titer.evaluate("%s(b * 3)" % kind),
+                    titer.reduce(op, titer_call("multiply", b, 3)))
+        out = np.empty((), np.float64)          # a float64 loop: NumPy sums in it
+        got = titer.evaluate("%s(a * 1.0001)" % kind, out=out)
+        assert_same(got, titer.reduce(op, tmp, None, None, np.empty((), np.float64)))
+
+
+def test_errors_come_in_the_composed_calls_order():
+    i = np.array([1, -1], np.int64)
+    f = np.ones(2)
+    small = np.ones(2, np.int8)
+    # the power fails at run time before `~f` (a TypeError) is reached
+    with pytest.raises(ValueError, match="negative integer powers"):
+        titer.evaluate("(i ** i) + (~f)")
+    with pytest.raises(OverflowError):
+        titer.evaluate("(small + 1000) + (~f)")
+    with pytest.raises(TypeError):
+        titer.evaluate("(~f) + (i ** i)")

@@ -1,0 +1,518 @@
+# titer.evaluate's executor (issue 26): one pass of a fused program over the
+# iterator's plan.  The plan is built over the output and the array leaves
+# (broadcast, reorder, coalesce, output layout: the iterator's usual build);
+# each thread walks its pieces row by row in blocks of `block` elements and,
+# per block, runs the program's steps -- titer's own 1-d loops -- over small
+# per-thread registers, casting inputs to each loop's dtype on the way in
+# (CAST_TABLE, as the elementwise path's buffered rows do) and writing the
+# output once.  The program comes from _evaluate_plan.py (a Python
+# description, compiled here into the C struct the nogil path reads).
+#
+# NOTE: [evaluate flags] Each step tests the FP flags after its loop and
+# clears them, so a warning names the op that raised it, as the composed
+# titer.elementwise calls would; flags are kept per piece and merged
+# atomically into the call's EvalRun.  The test reads only the SSE flags
+# (titer_ev_take_flags: fetestexcept costs ~15 ns, which a step per block
+# would pay hundreds of times per 2^16 elements).
+
+from libc.string cimport memset
+
+cdef enum:
+    EV_MAX_STEPS = 64
+    EV_MAX_REGS = 64
+    EV_MAX_CONSTS = 32
+    EV_SOURCE_LEAF = 0
+    EV_SOURCE_CONST = 1
+    EV_SOURCE_REG = 2
+    EV_MIN_BLOCK = 256
+    EV_MAX_BLOCK = 4096
+
+# All registers of one block (per thread): small enough to stay in L1/L2
+# between the steps that write and read them.
+cdef int64_t _ev_scratch_bytes = 8 * 1024   # measured best on a Zen 4 (32 KiB L1d): 2^24 float32
+
+
+def _set_evaluate_scratch_bytes(int64_t n):
+    """Benchmarks: the register bytes per block of programs compiled from
+    now on; returns the old value."""
+    global _ev_scratch_bytes
+    old, _ev_scratch_bytes = _ev_scratch_bytes, n
+    return old
+
+
+cdef struct EvInput:
+    int source                  # EV_SOURCE_*
+    int index                   # leaf, constant slot or register
+    titer_cast_fn cast          # its dtype -> the loop's, or NULL
+    int cast_reg                # register the cast writes
+    int loop_itemsize
+
+cdef struct EvStep:
+    titer_loop1d loop
+    int nin
+    EvInput inp[3]
+    int out_reg
+    int out_itemsize
+
+cdef struct EvProgram:
+    int nsteps
+    int nleaves
+    int nregs
+    int nconsts
+    bint const_is_python[EV_MAX_CONSTS]     # a Python number, else a NumPy scalar
+    int const_code[EV_MAX_CONSTS]           # the dtype code the slot holds
+    int64_t block               # elements per block
+    EvStep step[EV_MAX_STEPS]
+    int leaf_itemsize[MAX_OPERANDS]
+    int leaf_code[MAX_OPERANDS]
+    int leaf_reg[MAX_OPERANDS]  # a strided leaf is gathered here (-1: read through casts only)
+    titer_cast_fn leaf_gather[MAX_OPERANDS]
+    int64_t reg_offset[EV_MAX_REGS]     # bytes per element before register r
+    int64_t scratch_bytes
+    int result_itemsize
+    titer_cast_fn result_copy   # the result dtype's identity cast (a broadcast row)
+
+cdef struct EvRun:
+    const EvProgram *prog
+    int leaf0                   # plan operand of leaf 0
+    bint own_output             # the output is plan operand 0 (else out_data/out_stride)
+    char *out_data
+    int64_t out_stride[MAX_DIMS]
+    int out_itemsize
+    titer_cast_fn out_cast      # result dtype -> out's, or NULL
+    bint stream                 # non-temporal stores of the output
+    int64_t base                # linear offset of range 0 (run_linear)
+    double consts[EV_MAX_CONSTS][2]
+    int fpe[EV_MAX_STEPS]       # C fenv flags per step (NOTE: [evaluate flags])
+
+cdef extern from *:
+    """
+    #include <fenv.h>
+    #if defined(__SSE2__)
+    #include <xmmintrin.h>
+    #endif
+    static inline void titer_ev_or_flags(int *dst, int bits) {
+        __atomic_fetch_or(dst, bits, __ATOMIC_RELAXED);
+    }
+    /* The SSE exception flags raised since the last call, cleared: one
+     * stmxcsr where fetestexcept also reads the x87 status word (~15 ns, a
+     * cost per step and block).  The loops compute in SSE/AVX registers;
+     * an x87 flag (none of titer's loops uses long double) is picked up by
+     * the full test at the end of each piece.  On x86 the MXCSR bits are
+     * the FE_* values. */
+    static inline int titer_ev_take_flags(int mask) {
+    #if defined(__SSE2__)
+        unsigned int csr = _mm_getcsr();
+        unsigned int bits = csr & (unsigned int)mask;
+        if (bits) _mm_setcsr(csr & ~bits);
+        return (int)bits;
+    #else
+        int bits = fetestexcept(mask);
+        if (bits) feclearexcept(bits);
+        return bits;
+    #endif
+    }
+    """
+    void titer_ev_or_flags(int *dst, int bits) noexcept nogil
+    int titer_ev_take_flags(int mask) noexcept nogil
+
+
+
+cdef inline int ev_test_flags(int *flags, int k) noexcept nogil:
+    flags[k] |= titer_ev_take_flags(FPE_MASK)
+    return 0
+
+
+cdef void ev_row(const EvRun *run, char **leaf, const int64_t *leaf_stride, char *out,
+                 int64_t out_stride, int64_t n, char *scratch, int *flags) noexcept nogil:
+    """One row of n elements in blocks: gather strided leaves, run each
+    step's loop (inputs cast into registers where the loop reads another
+    dtype; a step whose inputs are all broadcast runs once), write the
+    result into the row of the output."""
+    cdef const EvProgram *prog = run.prog
+    cdef const EvStep *st
+    cdef const EvInput *inp
+    cdef char *lp[MAX_OPERANDS]
+    cdef int64_t ls[MAX_OPERANDS]
+    cdef char *reg_ptr[EV_MAX_REGS]
+    cdef int64_t reg_stride[EV_MAX_REGS]
+    cdef char *data[4]
+    cdef int64_t strides[4]
+    cdef char *src
+    cdef int64_t s, m, off = 0, count
+    cdef int t, k, i, last = prog.nsteps - 1
+    cdef bint broadcast, direct
+    cdef char *dst
+    for k in range(prog.nregs):
+        reg_ptr[k] = scratch + prog.reg_offset[k] * prog.block
+    while off < n:
+        m = min(prog.block, n - off)
+        for t in range(prog.nleaves):
+            src = leaf[t] + off * leaf_stride[t]
+            s = leaf_stride[t]
+            if s != 0 and s != prog.leaf_itemsize[t] and prog.leaf_reg[t] >= 0:
+                prog.leaf_gather[t](src, s, reg_ptr[prog.leaf_reg[t]], prog.leaf_itemsize[t], m)
+                src = reg_ptr[prog.leaf_reg[t]]
+                s = prog.leaf_itemsize[t]
+            lp[t] = src
+            ls[t] = s
+        dst = out + off * out_stride
+        direct = False
+        for k in range(prog.nsteps):
+            st = &prog.step[k]
+            broadcast = True
+            for i in range(st.nin):
+                inp = &st.inp[i]
+                if inp.source == EV_SOURCE_LEAF:
+                    src = lp[inp.index]
+                    s = ls[inp.index]
+                elif inp.source == EV_SOURCE_CONST:
+                    src = <char *>run.consts[inp.index]
+                    s = 0
+                else:
+                    src = reg_ptr[inp.index]
+                    s = reg_stride[inp.index]
+                if inp.cast != NULL:
+                    inp.cast(src, s, reg_ptr[inp.cast_reg], inp.loop_itemsize, m if s != 0 else 1)
+                    src = reg_ptr[inp.cast_reg]
+                    s = inp.loop_itemsize if s != 0 else 0
+                data[1 + i] = src
+                strides[1 + i] = s
+                broadcast = broadcast and s == 0
+            count = 1 if broadcast else m
+            if k == last and not broadcast and run.out_cast == NULL and not run.stream:
+                data[0] = dst               # the last step writes the output itself
+                strides[0] = out_stride
+                direct = True
+            else:
+                data[0] = reg_ptr[st.out_reg]
+                strides[0] = 0 if broadcast else st.out_itemsize
+                reg_stride[st.out_reg] = strides[0]
+            st.loop(data, strides, count)
+            ev_test_flags(flags, k)
+        if not direct:
+            src = reg_ptr[prog.step[last].out_reg]
+            s = reg_stride[prog.step[last].out_reg]
+            if run.out_cast != NULL:
+                run.out_cast(src, s, dst, out_stride, m)
+                ev_test_flags(flags, last)  # the cast into out= belongs to the last op
+            elif run.stream and s != 0:
+                titer_stream_copy(dst, src, m * prog.result_itemsize)
+            else:
+                prog.result_copy(src, s, dst, out_stride, m)
+        off += m
+
+
+cdef void ev_range(const Plan *p, int64_t begin, int64_t end) noexcept nogil:
+    """Linear range [begin, end) of the plan (shifted by run.base): the
+    DimCounter walk of serial_for_each, one ev_row per row."""
+    cdef EvRun *run = <EvRun *>p.user_ctx
+    cdef const EvProgram *prog = run.prog
+    cdef char *leaf[MAX_OPERANDS]
+    cdef int64_t leaf_stride[MAX_OPERANDS]
+    cdef int64_t step[2]
+    cdef int flags[EV_MAX_STEPS]
+    cdef DimCounter counter
+    cdef char *out
+    cdef int t, d, k
+    cdef int64_t j, out_s0, out_s1
+    cdef char *scratch
+    begin += run.base
+    end += run.base
+    if end <= begin:
+        return
+    scratch = <char *>aligned_alloc(64, prog.scratch_bytes)
+    if scratch == NULL:
+        titer_flag_error(TITER_NO_MEMORY)
+        return
+    memset(flags, 0, sizeof(flags))
+    feclearexcept(FPE_MASK)
+    out_s0 = run.out_stride[0] if p.ndim >= 1 else 0
+    out_s1 = run.out_stride[1] if p.ndim >= 2 else 0
+    for t in range(prog.nleaves):
+        leaf_stride[t] = p.op[run.leaf0 + t].stride[0] if p.ndim >= 1 else 0
+    if p.ndim <= 1:
+        for t in range(prog.nleaves):
+            leaf[t] = p.op[run.leaf0 + t].data + begin * leaf_stride[t]
+        ev_row(run, leaf, leaf_stride, run.out_data + begin * out_s0, out_s0, end - begin,
+               scratch, flags)
+    else:
+        counter_init(&counter, p.ndim, p.shape, begin, end)
+        while counter.offset < end:
+            counter_max_2d_step(&counter, step)
+            out = run.out_data
+            for d in range(p.ndim):
+                out += counter.values[d] * run.out_stride[d]
+            for t in range(prog.nleaves):
+                leaf[t] = p.op[run.leaf0 + t].data
+                for d in range(p.ndim):
+                    leaf[t] += counter.values[d] * p.op[run.leaf0 + t].stride[d]
+            for j in range(step[1]):
+                ev_row(run, leaf, leaf_stride, out, out_s0, step[0], scratch, flags)
+                out += out_s1
+                for t in range(prog.nleaves):
+                    leaf[t] += p.op[run.leaf0 + t].stride[1]
+            counter_increment(&counter, step)
+    if run.stream:
+        titer_stream_fence()
+    free(scratch)
+    flags[prog.nsteps - 1] |= fetestexcept(FPE_MASK)     # x87 flags: see titer_ev_take_flags
+    for k in range(prog.nsteps):
+        if flags[k]:
+            titer_ev_or_flags(&run.fpe[k], flags[k])
+
+
+cdef class EvalProgram:
+    """A compiled program (the C struct ev_row reads), cached by
+    titer.evaluate per expression and operand types."""
+    cdef EvProgram *prog
+    cdef readonly object program        # the planner's description
+    cdef readonly tuple labels          # per step: the op name its FP warnings carry
+    cdef readonly bint loop_error_possible
+    cdef readonly bint discards_imaginary   # some step warns (ComplexWarning)
+    cdef readonly int block
+    cdef int result_code
+    cdef list out_dtypes                    # [the result's dtype]: an output to allocate
+    cdef list loop_dtypes                   # the result's, then the leaves' dtypes
+    cdef list leaf_dtypes
+
+    def __cinit__(self):
+        self.prog = <EvProgram *>calloc(1, sizeof(EvProgram))
+        if self.prog == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.prog)
+
+    def __init__(self, program):
+        cdef EvProgram *prog = self.prog
+        cdef EvStep *st
+        cdef OpEntry entry
+        cdef int k, i, code
+        cdef int64_t offset = 0, per_element
+        if (len(program.steps) > EV_MAX_STEPS or len(program.reg_itemsizes) > EV_MAX_REGS
+                or len(program.consts) > EV_MAX_CONSTS or len(program.leaves) > MAX_OPERANDS - 1):
+            raise ValueError("titer.evaluate: the program exceeds the executor's tables")
+        self.program = program
+        prog.nsteps = len(program.steps)
+        prog.nleaves = len(program.leaves)
+        prog.nregs = len(program.reg_itemsizes)
+        prog.nconsts = len(program.consts)
+        for k, c in enumerate(program.consts):
+            prog.const_is_python[k] = c.kind == "python"
+            prog.const_code[k] = dtype_code(c.dtype)
+        for k in range(prog.nregs):
+            prog.reg_offset[k] = offset
+            offset += program.reg_itemsizes[k]
+        per_element = max(offset, 1)
+        prog.block = _ev_scratch_bytes // per_element // 64 * 64
+        prog.block = min(max(prog.block, <int64_t>EV_MIN_BLOCK), <int64_t>EV_MAX_BLOCK)
+        prog.scratch_bytes = max(per_element * prog.block, <int64_t>64)
+        self.block = prog.block
+        for t, dt in enumerate(program.leaf_dtypes):
+            code = dtype_code(dt)
+            prog.leaf_itemsize[t] = dt.itemsize
+            prog.leaf_code[t] = code
+            prog.leaf_reg[t] = program.leaf_regs[t]
+            prog.leaf_gather[t] = CAST_TABLE[code][code]
+        labels = []
+        self.loop_error_possible = False
+        for k, step in enumerate(program.steps):
+            st = &prog.step[k]
+            entry = _OPS_BY_NAME[step.op]
+            address = entry.loops.get(step.signature)
+            if address is None:
+                raise TypeError("titer has no %s loop for %s" % (step.op, step.signature))
+            st.loop = <titer_loop1d><uintptr_t>address
+            st.nin = len(step.inputs)
+            st.out_reg = step.out_reg
+            st.out_itemsize = step.out_dtype.itemsize
+            for i, inp in enumerate(step.inputs):
+                st.inp[i].source = {"leaf": EV_SOURCE_LEAF, "const": EV_SOURCE_CONST,
+                                    "reg": EV_SOURCE_REG}[inp.source]
+                st.inp[i].index = inp.index
+                st.inp[i].loop_itemsize = inp.loop_dtype.itemsize
+                st.inp[i].cast_reg = inp.cast_reg
+                st.inp[i].cast = NULL
+                if inp.cast_reg >= 0:
+                    st.inp[i].cast = CAST_TABLE[dtype_code(inp.dtype)][dtype_code(inp.loop_dtype)]
+            labels.append(step.label)
+            if step.op == "power" and step.signature[0] in "bhil":
+                self.loop_error_possible = True     # a negative integer exponent
+        self.labels = tuple(labels)
+        self.discards_imaginary = any(step.discards_imaginary for step in program.steps)
+        self.result_code = dtype_code(program.result_dtype)
+        self.out_dtypes = [program.result_dtype]
+        self.leaf_dtypes = list(program.leaf_dtypes)
+        self.loop_dtypes = [program.result_dtype] + self.leaf_dtypes
+        if prog.nsteps:
+            code = self.result_code
+            prog.result_itemsize = program.result_dtype.itemsize
+            prog.result_copy = CAST_TABLE[code][code]
+
+
+cdef int value_into(char *buf, object value, int code) except -1:
+    """The bytes of a NumPy scalar or 0-d array of dtype `code` (native,
+    aligned: the caller made it so) -- a copy, not a computation."""
+    cdef cnp.ndarray arr = <cnp.ndarray>(value if cnp.PyArray_Check(value) else
+                                         np.asarray(value))
+    if dtype_code(arr.descr) != code or not cnp.PyArray_ISNOTSWAPPED(arr):
+        raise TypeError("titer.evaluate: constant of dtype %s where %s was planned"
+                        % (arr.dtype, DTYPES[code]))
+    CAST_TABLE[code][code](<const char *>cnp.PyArray_DATA(arr), 0, buf, 0, 1)
+    return 0
+
+
+cdef class EvalPass:
+    """One call's run of a program: the plan built over the output and the
+    array leaves (or over the leaves alone, for run_linear), the constants,
+    the per-step FP flags."""
+    cdef EvalProgram program
+    cdef Plan plan
+    cdef EvRun run
+    cdef readonly object out             # the output array (None for run_linear)
+    cdef list arrays
+
+    def __init__(self, EvalProgram program, out, list leaves, list consts, bint linear=False):
+        """`out`: the output array or None (allocated in the iterator's
+        layout, the result's dtype); `leaves`: arrays of at least one dim,
+        one per program leaf (byte-swapped or unaligned ones are copied);
+        `consts`: per constant slot, a Python number (NumPy's OverflowError
+        when its loop dtype cannot hold it) or a NumPy scalar / 0-d array."""
+        cdef BuildState st
+        cdef BuildFlags flags
+        cdef int i, k, n = len(leaves)
+        cdef int codes[MAX_OPERANDS]
+        cdef const EvProgram *prog = program.prog
+        self.program = program
+        memset(&self.run, 0, sizeof(EvRun))
+        self.run.prog = prog
+        for k in range(prog.nconsts):
+            if prog.const_is_python[k]:     # a weak Python number: into the loop's dtype
+                python_scalar_into(<char *>self.run.consts[k], consts[k], prog.const_code[k],
+                                   False)
+            else:
+                value_into(<char *>self.run.consts[k], consts[k], prog.const_code[k])
+        for i in range(n):                  # the loops read native, aligned values
+            x = leaves[i]
+            if not (cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>x) and cnp.PyArray_ISALIGNED(<cnp.ndarray>x)):
+                native = np.empty(x.shape, x.dtype.newbyteorder("="))
+                copy_into(native, x)
+                leaves[i] = native
+        nout = 0 if linear else 1
+        codes[0] = program.result_code
+        if out is not None:
+            codes[0] = dtype_code((<cnp.ndarray>out).descr)
+        for i in range(n):
+            codes[nout + i] = prog.leaf_code[i]
+        arrays = leaves if linear else [out] + leaves
+        st = plan_state(arrays, program.out_dtypes,
+                        program.leaf_dtypes if linear else program.loop_dtypes, codes)
+        flags = numpy_ufunc_flags()
+        build_plan(&self.plan, st, &flags, nout)
+        self.arrays = st.arrays             # an overlapping leaf replaced by its copy
+        self.plan.tile = 0                  # leaves are gathered per block instead
+        self.plan.stream_output = False
+        self.plan.user_ctx = &self.run
+        self.run.leaf0 = nout
+        self.out = None
+        if not linear:
+            self.out = st.arrays[0]
+            self.run.own_output = True
+            self.run.out_data = self.plan.op[0].data
+            for k in range(self.plan.ndim):
+                self.run.out_stride[k] = self.plan.op[0].stride[k]
+            self.run.out_itemsize = self.plan.op[0].itemsize
+            if codes[0] != program.result_code:
+                self.run.out_cast = CAST_TABLE[program.result_code][codes[0]]
+            plan_streaming_stores(&self.plan)
+            self.run.stream = self.plan.stream_output and self.run.out_cast == NULL
+            self.plan.stream_output = False
+
+    @property
+    def numel(self):
+        return self.plan.numel
+
+    def run_all(self):
+        """Every element, on titer's threads; returns the OR of the steps'
+        FP flags (0: nothing to report)."""
+        cdef int k, bits = 0
+        self.run.base = 0
+        self._run(self.plan.numel, self.run.stream)
+        for k in range(self.program.prog.nsteps):
+            bits |= self.run.fpe[k]
+        return bits
+
+    def run_linear(self, int64_t begin, int64_t end, cnp.ndarray buffer):
+        """Linear range [begin, end) of the iteration space (the memory
+        order of the output the iterator would allocate) into `buffer`, a
+        contiguous 1-d array of the result's dtype."""
+        cdef int k
+        cdef int64_t stride = buffer.itemsize
+        self.run.base = begin
+        self.run.out_cast = NULL
+        self.run.out_itemsize = buffer.itemsize
+        self.run.out_data = <char *>cnp.PyArray_DATA(buffer) - begin * stride
+        for k in range(self.plan.ndim):     # dense, in iteration order
+            self.run.out_stride[k] = stride
+            stride *= self.plan.shape[k]
+        self._run(end - begin, False)
+
+    cdef int _run(self, int64_t units, bint stream) except -1:
+        cdef titer_team team
+        cdef int nthreads = requested_threads() if units >= _grain_size else 1
+        self.run.stream = stream
+        if units <= 0:
+            return 0
+        if units >= 16384:
+            with nogil:
+                if titer_team_open(&team, nthreads, work_units(units, _grain_size)) == 1:
+                    self.run.stream = False     # one thread: plain stores win (for_each)
+                run_pieces(ev_range, &self.plan, units, &team)
+        else:
+            titer_team_open(&team, 1, 1)
+            run_pieces(ev_range, &self.plan, units, &team)
+        _raise_loop_error()
+        return 0
+
+    def flags(self):
+        """NumPy's FP error bits raised by each step so far."""
+        return [fpe_bits(self.run.fpe[k]) for k in range(self.program.prog.nsteps)]
+
+
+def evaluate_operands(tuple names, scope, f_globals, tuple exponent_names):
+    """(values, key): each name's value from `scope`, else `f_globals`
+    (NameError if neither has it), and what a cached program depends on
+    of them -- per name the dtype and whether it is 0-d, or the Python
+    number type; the value of a Python number used as a `**` exponent --
+    or None for an operand only titer.evaluate's validation knows."""
+    cdef dict values = {}
+    cdef list parts = []
+    cdef bint known = True
+    for name in names:
+        try:
+            x = scope[name]
+        except KeyError:
+            try:
+                x = f_globals[name]
+            except KeyError:
+                raise NameError("titer.evaluate: name %r is not defined" % name) from None
+        values[name] = x
+        if not known:
+            continue
+        t = type(x)
+        if t is np.ndarray:
+            parts.append(((<cnp.ndarray>x).descr, cnp.PyArray_NDIM(<cnp.ndarray>x) == 0))
+        elif t is float or t is int or t is complex or t is bool:
+            parts.append(t)
+        elif isinstance(x, np.generic):
+            parts.append((x.dtype, True))
+        else:
+            known = False
+    if not known:
+        return values, None
+    for name in exponent_names:
+        x = values[name]
+        if type(x) is int or type(x) is float:
+            parts.append((name, type(x), x))
+    return values, tuple(parts)

@@ -1,0 +1,523 @@
+"""titer.evaluate: a whole expression in one pass over memory, NumPy-exact.
+
+``titer.evaluate("2*a + 3*b")`` gives what composing ``titer.elementwise``
+calls gives (``np.add(np.multiply(2, a), np.multiply(3, b))``): every
+operator is its NumPy ufunc, each intermediate has NumPy's dtype, the same
+titer loops run -- but block by block in cache, without a full-size
+temporary per operation.  The layers:
+
+* ``_evaluate_parse``: the string -> a tree, by a whitelist (``ast``);
+* ``_evaluate_plan``: the tree + operand types -> a program (NumPy's loop per
+  node, registers), cached per expression and operand types;
+* ``_core.EvalProgram`` / ``EvalPass`` (``_evaluate.pxi``): the program run
+  over the iterator's plan, in blocks, on titer's threads.
+
+This module gathers the operands, keeps the cache, runs the prelude (nodes
+on scalars only, through ``titer.elementwise``), handles ``out=``, FP
+warnings and the top-level reductions.  The expression is computed by
+composing ``titer.elementwise`` calls instead -- the same result, with
+full-size temporaries -- where the executor's fixed tables cannot hold a
+program (more than 7 array operands, more than 64 steps), where an int
+constant needs NumPy's value-dependent answer, for an empty result of
+non-empty operands (whose intermediates may warn), and where the planner
+refuses the expression (the composed calls then raise the error they meet
+first).
+"""
+import sys
+import warnings
+
+import numpy as np
+
+from . import _core, _frontend
+from ._evaluate_parse import Apply, Literal, Name, Reduction, parse
+from ._evaluate_plan import TooBig, explain as _explain_program, fast_power, plan
+
+_PARSED = {}                # expression -> (tree, names, names used as ** exponents)
+_PROGRAMS = {}              # cache key -> (Program, EvalProgram), or (why not, None)
+_CACHE_LIMIT = 512
+_PYTHON_NUMBERS = (bool, int, float, complex)
+_FULL_SUM_CHUNK = 1 << 18   # elements materialized per chunk of a reduction over everything
+_SLAB_ELEMENTS = 1 << 20    # elements materialized per slab of an axis reduction
+
+
+def evaluate(expr, local_dict=None, *, out=None, casting="same_kind", order="K"):
+    """Evaluate the expression string `expr` over NumPy arrays in one pass.
+
+    Like ``numexpr.evaluate``: names are taken from `local_dict`, else the
+    caller's locals, then the caller's globals.  The expression may use
+    numbers, the operators ``+ - * / // % ** & | ^ ~ < <= == != > >=``,
+    unary ``-``/``+`` and any op of ``titer.ops()`` by NumPy name
+    (``where(c, x, y)``, ``clip(x, lo, hi)``); a top-level ``sum``,
+    ``prod``, ``max`` or ``min`` with ``axis=`` reduces the expression.
+    The result is what composing ``titer.elementwise`` calls gives (NumPy's
+    dtypes, NEP 50 for Python numbers, NumPy's warnings and errors); `out`,
+    `casting` and `order` act on the last operation as in a ufunc call
+    (`casting` applies to every operation).  Runs on NumPy arrays; a CuPy
+    array is a TypeError."""
+    frame = sys._getframe(1)
+    return _evaluate(expr, local_dict, frame, out, casting, order)
+
+
+def explain_evaluate(expr, local_dict=None, *, out=None, casting="same_kind"):
+    """The program titer.evaluate runs for `expr` with these operands, as text."""
+    frame = sys._getframe(1)
+    tree, names, exponents = _parsed(expr)
+    values, types = _operands(_lookup(names, exponents, local_dict, frame)[0])
+    arg = tree.arg if isinstance(tree, Reduction) else tree
+    program, compiled = _program(expr, arg, names, values, types, casting,
+                                 None if out is None or isinstance(tree, Reduction)
+                                 else out.dtype)
+    if compiled is None:
+        return ("titer.evaluate(%r): composed titer.elementwise calls (%s)"
+                % (expr, program))
+    text = _explain_program(program, expr, compiled.block)
+    if isinstance(tree, Reduction):
+        text += "\n  then %s over axis=%r (%s)" % (tree.kind, tree.axis,
+                                                   _reduction_strategy(tree, program))
+    return text
+
+
+def _parsed(expr):
+    """(tree, names, names used as `**` exponents) of an expression, cached."""
+    found = _PARSED.get(expr)
+    if found is None:
+        tree, names = parse(expr)
+        arg = tree.arg if isinstance(tree, Reduction) else tree
+        found = (tree, tuple(names), tuple(sorted(_exponent_names(arg))))
+        if len(_PARSED) >= _CACHE_LIMIT:
+            _PARSED.clear()
+        _PARSED[expr] = found
+    return found
+
+
+def _lookup(names, exponent_names, local_dict, frame):
+    """(values, key): each name's value -- local_dict (else the frame's
+    locals), then the frame's globals -- and the operands' cache key
+    (evaluate_operands; None when they need validating first)."""
+    return _core.evaluate_operands(names, frame.f_locals if local_dict is None else local_dict,
+                                   frame.f_globals, exponent_names)
+
+
+def _operand(name, x):
+    """(kind, type, value) of an operand: an array of at least one dim is
+    a leaf; Python numbers, NumPy scalars and 0-d arrays are constants."""
+    t = type(x)
+    if t in _PYTHON_NUMBERS:
+        return "scalar", _frontend.resolution_type(x), x
+    if t is not np.ndarray and not isinstance(x, np.generic):
+        if hasattr(type(x), "__cuda_array_interface__") or hasattr(x, "__cuda_array_interface__"):
+            raise TypeError("titer.evaluate runs on NumPy arrays; %r is a GPU array (%s): "
+                            "compose titer.elementwise calls on it instead"
+                            % (name, t.__name__))
+        if isinstance(x, np.ndarray) or hasattr(type(x), "__array_ufunc__"):
+            raise TypeError("titer.evaluate runs on plain NumPy arrays; %r is a %s"
+                            % (name, t.__name__))
+        x = np.asarray(x)
+    if x.dtype.newbyteorder("=") not in _core.DTYPES:
+        raise TypeError("titer does not support dtype %s of %r; supported: bool, int8-64, "
+                        "uint8-64, float16/32/64, complex64/128" % (x.dtype, name))
+    if isinstance(x, np.generic) or x.ndim == 0:
+        if not x.dtype.isnative:
+            x = _native(np.asarray(x))
+        return "scalar", x.dtype, x
+    return "array", x.dtype.newbyteorder("="), x      # EvalPass reads it natively
+
+
+def _operands(raw):
+    """(values, types): each operand as evaluate reads it and its (kind, type)."""
+    values, types = {}, {}
+    for name, x in raw.items():
+        kind, t, values[name] = _operand(name, x)
+        types[name] = (kind, t)
+    return values, types
+
+
+def _native(x):
+    """x as a native-byte-order, aligned array (copied by titer's loops)."""
+    if x.dtype.isnative and x.flags.aligned:
+        return x
+    y = np.empty(x.shape, x.dtype.newbyteorder("="))
+    _core.copy(y, x)
+    return y
+
+
+def _program(expr, tree, names, values, types, casting, out_dtype):
+    """The cached (Program, EvalProgram) for these operand types (name ->
+    (kind, type), `_operand`), or (reason, None) when the executor cannot
+    run it."""
+    key = (expr, casting, out_dtype,
+           _core.evaluate_operands(names, values, {}, _parsed(expr)[2])[1])
+    found = _PROGRAMS.get(key)
+    if found is None:
+        exponents = {name: values[name] for name in _parsed(expr)[2]
+                     if type(values[name]) in (int, float)}
+        try:
+            program = plan(tree, types, exponents, casting, out_dtype)
+            found = (program, _core.EvalProgram(program) if program.steps else None)
+        except TooBig as exc:
+            found = (str(exc), None)
+        if len(_PROGRAMS) >= _CACHE_LIMIT:
+            _PROGRAMS.clear()
+        _PROGRAMS[key] = found
+    return found
+
+
+def _exponent_names(node, found=None):
+    found = set() if found is None else found
+    if isinstance(node, Apply):
+        if node.op == "**" and isinstance(node.args[1], Name):
+            found.add(node.args[1].id)
+        for arg in node.args:
+            _exponent_names(arg, found)
+    return found
+
+
+def _evaluate(expr, local_dict, frame, out, casting, order):
+    tree, names, exponent_names = _PARSED.get(expr) or _parsed(expr)
+    values, parts = _lookup(names, exponent_names, local_dict, frame)
+    if out is not None and type(out) is not np.ndarray:
+        if isinstance(out, tuple) and len(out) == 1:
+            out = out[0]
+        if type(out) is not np.ndarray:
+            raise TypeError("titer.evaluate: out must be a numpy.ndarray, got %s"
+                            % type(out).__name__)
+    if order != "K":
+        order = _frontend.normalize_order(order)
+    # the fast path: operands whose key the cache knows need no validation
+    found = None
+    if parts is not None:
+        found = _PROGRAMS.get((expr, casting, None if out is None else out.dtype, parts))
+    if found is None:
+        _frontend.normalize_casting(casting)
+        values, types = _operands(values)
+        if isinstance(tree, Reduction):
+            return _reduce(expr, tree, names, values, types, out, casting)
+        try:
+            found = _program(expr, tree, names, values, types, casting,
+                             None if out is None else out.dtype)
+        except Exception:
+            # The composed calls give this error once they reach the node
+            # that cannot be planned -- unless a node before it raises first
+            # (a negative integer exponent, a Python int its dtype cannot
+            # hold): run them, for the error they give.
+            return _compose_root(tree, values, out, casting)
+    elif isinstance(tree, Reduction):
+        return _reduce(expr, tree, names, values, None, out, casting)
+    program, compiled = found
+    if compiled is None:
+        if not isinstance(program, str):    # the expression is one operand
+            return _single(program, values, out, casting)
+        return _compose_root(tree, values, out, casting)
+    leaves = [values[name] for name in program.leaves]    # EvalPass makes them native
+    if out is None and order != "K":
+        out = np.empty(np.broadcast_shapes(*[x.shape for x in leaves]), program.result_dtype,
+                       order=_alloc_order(order, leaves))
+        given = None
+    else:
+        given = out
+    target = out
+    if out is not None and (not out.dtype.isnative or not out.flags.aligned
+                            or compiled.loop_error_possible or _raising()):
+        # the loops cannot write it in place, or the run may stop with an
+        # error after writing: run into a temporary, copy when all went well
+        if not out.flags.writeable:
+            raise ValueError("output array is read-only")
+        target = np.empty(out.shape, out.dtype.newbyteorder("="))
+    try:
+        run = _core.EvalPass(compiled, target, leaves, _constants(program, values))
+    except OverflowError:
+        # an int constant NumPy answers by its value (a comparison with an
+        # int out of the array's range) or refuses: composed calls do either
+        return _compose_root(tree, values, out, casting)
+    if run.numel == 0 and any(x.size for x in leaves):
+        # an empty result of non-empty operands: the composed calls compute
+        # (and warn about) the intermediates of the operands' own shapes
+        return _compose_root(tree, values, out, casting)
+    if compiled.discards_imaginary:
+        _warn_discarded(program)
+    if run.run_all():
+        _report(compiled, run.flags())
+    result = run.out
+    if target is not out:
+        _core.copy(out, result, "unsafe")
+        result = out
+    if given is None and out is None and result.ndim == 0:
+        return result[()]
+    return result
+
+
+def _alloc_order(order, leaves):
+    if order == "A":
+        return "F" if leaves and all(x.flags.f_contiguous and not x.flags.c_contiguous
+                                     for x in leaves) else "C"
+    return order
+
+
+def _raising():
+    """Some FP error is set to raise: nothing may be written into out= then."""
+    return "raise" in np.geterr().values()
+
+
+def _warn_discarded(program):
+    for step in program.steps:
+        if step.discards_imaginary:
+            _frontend.warn_discarded_imaginary(4)
+
+
+def _report(compiled, flags):
+    """FP flags per step, in the program's order, as the composed calls
+    report them (NOTE: [evaluate flags]); warnings point at the caller's
+    line, as titer.elementwise's do."""
+    caught = []
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for label, bits in zip(compiled.labels, flags):
+                if bits:
+                    _core._report_fpe(bits, label)
+    finally:                # warnings of the steps before one that raises too
+        level = _caller_stacklevel()
+        for w in caught:
+            warnings.warn(w.message, w.category, stacklevel=level)
+
+
+def _caller_stacklevel():
+    """warnings.warn's stacklevel, from the function that calls this, of
+    the first frame outside this module."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__") == __name__:
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _constants(program, values):
+    """Per constant slot its value (a Python number, converted by EvalPass
+    into the loop's dtype with NumPy's OverflowError, or a NumPy scalar);
+    prelude nodes computed by titer.elementwise on their scalars first."""
+    computed = _prelude_values(program, values) if program.prelude else ()
+    return [_scalar_ref(c.ref, values, computed) for c in program.consts]
+
+
+def _scalar_ref(ref, values, computed):
+    kind, what = ref
+    if kind == "literal":
+        return what
+    if kind == "prelude":
+        return computed[what]
+    return values[what]
+
+
+def _single(program, values, out, casting):
+    """The expression is one operand or constant: a copy of it (into out=)."""
+    value = _result_value(program, values)
+    if out is not None:
+        return _core.copy(out, value, casting)
+    if isinstance(value, np.ndarray):
+        result = np.empty(value.shape, value.dtype.newbyteorder("="))
+        return _core.copy(result, value)
+    if type(value) in _PYTHON_NUMBERS:
+        return np.asarray(value)[()]
+    return value
+
+
+def _result_value(program, values):
+    """The operand or constant a program without steps is."""
+    kind, ref = program.result[0], program.result[1]
+    if kind == "leaf":
+        return values[program.leaves[ref]]
+    return _scalar_ref(ref, values, _prelude_values(program, values))
+
+
+def _prelude_values(program, values):
+    computed = []
+    for pre in program.prelude:
+        result = _core.elementwise(pre.op, None, *[_scalar_ref(r, values, computed)
+                                                   for r in pre.args])
+        if result.dtype != pre.dtype:   # a Python int beyond int64: NumPy's dtype by value
+            raise OverflowError("a constant's dtype depends on its value")
+        computed.append(result)
+    return computed
+
+
+# -- composed calls: the executor's fallback (and its definition) ------------
+
+def _compose(node, values, casting="same_kind"):
+    """The value of `node` computed by composing titer.elementwise calls."""
+    if isinstance(node, Name):
+        return values[node.id]
+    if isinstance(node, Literal):
+        return node.value
+    op, args = _composed_op(node, [_compose(a, values, casting) for a in node.args])
+    return _core.elementwise(op, None, *args, casting=casting)
+
+
+def _composed_op(node, args):
+    """The op and arguments of node's call (`x ** 2` is square(x) for an
+    inexact x, as ndarray's `**`)."""
+    if node.op != "**":
+        return node.op, args
+    base_type = None if type(args[0]) in _PYTHON_NUMBERS else np.asarray(args[0]).dtype
+    special = fast_power(base_type, args[1] if type(args[1]) in (int, float) else None)
+    return (special, args[:1]) if special is not None else ("power", args)
+
+
+def _compose_root(tree, values, out, casting):
+    op, args = _composed_op(tree, [_compose(a, values, casting) for a in tree.args])
+    return _core.elementwise(op, out, *args, casting=casting)
+
+
+# -- top-level reductions ------------------------------------------------------
+
+def _reduction_strategy(tree, program):
+    how = ("the expression computed in slabs of whole reductions when an axis is kept, "
+           "else in chunks of its memory order")
+    if not _chunkable(tree.op, program.result_dtype):
+        how = ("the expression computed in slabs of whole reductions when an axis is kept, "
+               "else once in full (a %s %s over everything)" % (program.result_dtype, tree.kind))
+    return how
+
+
+def _reduce(expr, tree, names, values, types, out, casting):
+    """sum/prod/max/min of the expression: what titer.reduce of the composed
+    result gives, computing the expression in pieces (see the README)."""
+    if types is None:
+        values, types = _operands(values)
+    try:
+        program, compiled = _program(expr, tree.arg, names, values, types, casting, None)
+    except Exception:           # the composed calls' error (see _evaluate)
+        return _core.reduce(tree.op, _compose(tree.arg, values, casting), tree.axis, None, out)
+    if compiled is None:
+        if isinstance(program, str):
+            x = _compose(tree.arg, values, casting)
+        else:
+            x = _result_value(program, values)
+        return _core.reduce(tree.op, x, tree.axis, None, out)
+    try:
+        consts = _constants(program, values)
+        _core.EvalPass(compiled, None, [_native(values[name]) for name in program.leaves],
+                       consts, True)      # converts the constants: NumPy's OverflowError
+    except OverflowError:
+        return _core.reduce(tree.op, _compose(tree.arg, values, casting), tree.axis, None, out)
+    leaves = [_native(values[name]) for name in program.leaves]
+    shape = np.broadcast_shapes(*[x.shape for x in leaves])
+    axes = _frontend.normalize_axes(tree.axis, len(shape))
+    kept = [d for d in range(len(shape)) if d not in axes and shape[d] > 1]
+    _warn_discarded(program)
+    numel = 1
+    for n in shape:
+        numel *= n
+    if numel == 0:          # intermediates of the operands' own shapes may warn
+        return _core.reduce(tree.op, _compose(tree.arg, values, casting), tree.axis, None, out)
+    ufunc = _frontend.ufunc_for(tree.op)
+    if not kept and (not _chunkable(tree.op, program.result_dtype) or (
+            out is not None and _frontend.reduction_loop_dtype(
+                ufunc, program.result_dtype, None, out.dtype)
+            != _frontend.reduction_loop_dtype(ufunc, program.result_dtype, None, None))):
+        # (an out= whose dtype changes the reduction's loop: NumPy then
+        # casts as it reduces, in buffers, an order the chunks do not follow)
+        run = _core.EvalPass(compiled, None, leaves, consts)
+        run.run_all()
+        _report(compiled, run.flags())
+        return _core.reduce(tree.op, run.out, tree.axis, None, out)
+    if not kept:
+        return _reduce_all(tree, compiled, program, leaves, consts, shape, axes, out)
+    return _reduce_slabs(tree, compiled, program, leaves, consts, shape, axes, kept[0], out)
+
+
+def _chunkable(op, dt):
+    """A reduction over everything whose bits survive computing it chunk by
+    chunk: float32/64 sums along NumPy's pairwise tree, left folds continued
+    from the partial result (initial=; not float16's, which NumPy folds in
+    a float), and integer / max / min ones."""
+    if op == "add" and dt.kind in "fc":
+        return dt.kind == "f" and dt.itemsize in (4, 8)
+    return not (op == "multiply" and dt.kind == "f" and dt.itemsize == 2)   # a float accumulator
+
+
+def _reduce_all(tree, compiled, program, leaves, consts, shape, axes, out):
+    """A reduction over every (non-unit) axis, the expression computed in
+    chunks of the iteration order (the memory order of the result the
+    iterator would allocate), each reduced by titer.reduce."""
+    run = _core.EvalPass(compiled, None, leaves, consts, True)
+    numel = run.numel
+    dt = program.result_dtype
+    buffer = np.empty(min(numel, _FULL_SUM_CHUNK), dt)
+
+    def chunk(begin, end):
+        view = buffer[:end - begin]
+        run.run_linear(begin, end, view)
+        return view
+
+    if tree.op == "add" and dt.kind == "f":
+        total = _pairwise(chunk, 0, numel)
+    else:
+        total = None
+        for begin in range(0, numel, _FULL_SUM_CHUNK):
+            part = chunk(begin, min(begin + _FULL_SUM_CHUNK, numel))
+            if total is None:
+                total = _core.reduce(tree.op, part)
+            elif dt.kind in "fc" and tree.op == "multiply":
+                total = _core.reduce(tree.op, part, initial=total)   # the left fold goes on
+            else:
+                total = _core.reduce(tree.op, np.array([total, _core.reduce(tree.op, part)]))
+    _report(compiled, run.flags())
+    result = np.asarray(total)
+    keep = _frontend.reduction_shape(shape, axes, False)
+    if out is not None:
+        return _core.copy(out, result.reshape(keep), "same_kind")
+    return result.reshape(keep)[()] if keep == () else result.reshape(keep)
+
+
+def _pairwise(chunk, begin, n):
+    """NumPy's pairwise sum of n elements from `begin` (its recursion
+    halves n at a multiple of 8 until a piece is at most 128 elements); a
+    piece of at most _FULL_SUM_CHUNK is summed by titer.sum, which follows
+    the same tree."""
+    if n <= _FULL_SUM_CHUNK:
+        return _core.reduce("add", chunk(begin, begin + n))
+    half = n // 2
+    half -= half % 8
+    left = _pairwise(chunk, begin, half)
+    right = _pairwise(chunk, begin + half, n - half)
+    return _core.elementwise("add", None, left, right)
+
+
+def _reduce_slabs(tree, compiled, program, leaves, consts, shape, axes, dim, out):
+    """A reduction that keeps dim `dim`: the expression computed for slabs
+    of that dim (each holding whole reductions), each reduced into its part
+    of the result by titer.reduce."""
+    inner = 1
+    for d, n in enumerate(shape):
+        if d != dim:
+            inner *= n
+    width = max(1, _SLAB_ELEMENTS // max(inner, 1))
+    keep = _frontend.reduction_shape(shape, axes, False)
+    out_dim = dim - sum(1 for a in axes if a < dim)
+    if out is None:
+        T = _frontend.reduction_loop_dtype(_frontend.ufunc_for(tree.op), program.result_dtype,
+                                           None, None)
+        result = np.empty(keep, T)
+    else:
+        _frontend.check_reduction_out(tree.op, out.shape, keep, out.flags.writeable)
+        result = out
+    flags = [0] * len(compiled.labels)
+    for begin in range(0, shape[dim], width):
+        end = min(begin + width, shape[dim])
+        slab = [_slice(x, len(shape), dim, begin, end) for x in leaves]
+        run = _core.EvalPass(compiled, None, slab, consts)
+        run.run_all()
+        flags = [a | b for a, b in zip(flags, run.flags())]
+        index = (slice(None),) * out_dim + (slice(begin, end),)
+        _core.reduce(tree.op, run.out, axes, None, result[index])
+    _report(compiled, flags)
+    if out is None and result.ndim == 0:
+        return result[()]
+    return result
+
+
+def _slice(x, ndim, dim, begin, end):
+    """Leaf x's part of a slab [begin, end) of broadcast dim `dim`."""
+    d = dim - (ndim - x.ndim)
+    if d < 0 or x.shape[d] == 1:
+        return x
+    return x[(slice(None),) * d + (slice(begin, end),)]
