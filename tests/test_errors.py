@@ -378,6 +378,8 @@ WORKSPACE_CALLS = {   # each takes memory for its threads' buffers before it wri
                                                    out=out[0]),
     "inner reduction leaves": lambda out: titer.sum(np.ones((3, 2 ** 16)), axis=1,
                                                     out=out[0, :3]),
+    "evaluate's blocks": lambda out: titer.evaluate(
+        "2 * a + b", {"a": np.ones((300, 300)), "b": np.ones(300)}, out=out),
 }
 
 

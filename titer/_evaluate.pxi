@@ -203,9 +203,11 @@ cdef void ev_row(const EvRun *run, char **leaf, const int64_t *leaf_stride, char
         off += m
 
 
-cdef void ev_range(const Plan *p, int64_t begin, int64_t end) noexcept nogil:
+cdef void ev_range(const Plan *p, int64_t begin, int64_t end, char *scratch) noexcept nogil:
     """Linear range [begin, end) of the plan (shifted by run.base): the
-    DimCounter walk of serial_for_each, one ev_row per row."""
+    DimCounter walk of serial_for_each, one ev_row per row; `scratch` is
+    this thread's registers (prog.scratch_bytes, taken by run_pieces_staged
+    before any thread writes)."""
     cdef EvRun *run = <EvRun *>p.user_ctx
     cdef const EvProgram *prog = run.prog
     cdef char *leaf[MAX_OPERANDS]
@@ -216,14 +218,9 @@ cdef void ev_range(const Plan *p, int64_t begin, int64_t end) noexcept nogil:
     cdef char *out
     cdef int t, d, k
     cdef int64_t j, out_s0, out_s1
-    cdef char *scratch
     begin += run.base
     end += run.base
     if end <= begin:
-        return
-    scratch = <char *>aligned_alloc(64, prog.scratch_bytes)
-    if scratch == NULL:
-        titer_flag_error(TITER_NO_MEMORY)
         return
     memset(flags, 0, sizeof(flags))
     feclearexcept(FPE_MASK)
@@ -255,7 +252,6 @@ cdef void ev_range(const Plan *p, int64_t begin, int64_t end) noexcept nogil:
             counter_increment(&counter, step)
     if run.stream:
         titer_stream_fence()
-    free(scratch)
     flags[prog.nsteps - 1] |= fetestexcept(FPE_MASK)     # x87 flags: see titer_ev_take_flags
     for k in range(prog.nsteps):
         if flags[k]:
@@ -461,6 +457,8 @@ cdef class EvalPass:
     cdef int _run(self, int64_t units, bint stream) except -1:
         cdef titer_team team
         cdef int nthreads = requested_threads() if units >= _grain_size else 1
+        cdef int status
+        cdef size_t scratch = <size_t>self.program.prog.scratch_bytes
         self.run.stream = stream
         if units <= 0:
             return 0
@@ -468,10 +466,12 @@ cdef class EvalPass:
             with nogil:
                 if titer_team_open(&team, nthreads, work_units(units, _grain_size)) == 1:
                     self.run.stream = False     # one thread: plain stores win (for_each)
-                run_pieces(ev_range, &self.plan, units, &team)
+                status = run_pieces_staged(ev_range, &self.plan, units, &team, scratch)
         else:
             titer_team_open(&team, 1, 1)
-            run_pieces(ev_range, &self.plan, units, &team)
+            status = run_pieces_staged(ev_range, &self.plan, units, &team, scratch)
+        if status < 0:
+            raise MemoryError("titer.evaluate: no memory for the blocks of this call")
         _raise_loop_error()
         return 0
 

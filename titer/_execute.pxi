@@ -279,6 +279,12 @@ cdef void run_piece(range_runner run, const Plan *p, titer_team *team, int64_t p
 
 cdef int run_pieces(range_runner run, const Plan *p, int64_t units,
                     titer_team *team) noexcept nogil:
+    """run_pieces_staged with the plan's own staging (stage_bytes)."""
+    return run_pieces_staged(run, p, units, team, stage_bytes(p))
+
+
+cdef int run_pieces_staged(range_runner run, const Plan *p, int64_t units,
+                           titer_team *team, size_t per_thread) noexcept nogil:
     """Units [0, units) on the team opened for them: on the calling thread
     alone, or in the team's pieces claimed dynamically by its threads, the
     calling thread among them (NOTE: [busy machines] in titer_threads.h).
@@ -286,8 +292,8 @@ cdef int run_pieces(range_runner run, const Plan *p, int64_t units,
     memory writes nothing.  Closes the team; returns the FP flags, or -1
     when memory ran out."""
     cdef int64_t per, c
-    cdef size_t per_thread = stage_bytes(p)
     cdef char *stage = NULL
+    per_thread = (per_thread + 63) // 64 * 64      # every thread's slice 64-byte aligned
     if per_thread > 0:
         stage = alloc_workspace(per_thread * <size_t>max(team.size, 1))
         if stage == NULL:
