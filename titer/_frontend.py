@@ -218,14 +218,6 @@ def resolution_type(x):
     return x.dtype
 
 
-def _check_logical_ints(op, inputs):
-    """NumPy's logical loops take a Python int as a C long, whatever the loop."""
-    if op.name in _FORCE_CAST_TO_BOOL:
-        for x in inputs:
-            if type(x) is int and not _INT64_MIN <= x <= _INT64_MAX:
-                raise OverflowError(_C_LONG_OVERFLOW)
-
-
 Resolution = namedtuple("Resolution", "loop_in loop_out signature discards_imaginary")
 _FORCE_CAST_TO_BOOL = frozenset(["logical_and", "logical_or", "logical_xor"])
 
@@ -302,25 +294,36 @@ def compares_ints(name, inputs):
     return "int" in kinds and all(k in ("int", "i", "u") for k in kinds)
 
 
+def _scalar_conversions(op, inputs, loop_in):
+    """(position, Python scalar, the dtype NumPy converts it into, whether
+    'equiv' applies) for each Python scalar the loop converts: the promotion
+    of its loop dtype with it (NEP 50: an int into an int8 loop as int8, a
+    complex into a float16 loop as complex64, an int into a bool loop as
+    int64); a logical loop takes an int as a C long, then its truth; a
+    comparison of integers takes any int."""
+    logical = op.name in _FORCE_CAST_TO_BOOL
+    int_compare = compares_ints(op.name, inputs)
+    for i, (x, loop) in enumerate(zip(inputs, loop_in)):
+        t = type(x)
+        if t not in _WEAK_DEFAULTS:
+            continue
+        if logical:
+            if t is int:
+                yield i, x, _WEAK_DEFAULTS[int], False
+        elif loop.kind != "O" and not (t is int and int_compare):
+            yield i, x, np.result_type(loop, _WEAK_STAND_IN[t]), True
+
+
 def check_scalars(op, inputs, loop_in, casting):
     """Each Python scalar into its loop dtype, as NumPy converts it before it
-    checks any cast (value-dependent: run on every call, a cached loop too).
-    NumPy first converts the scalar into the promotion of its loop dtype with
-    it (NEP 50: an int into an int8 loop as int8, a complex into a float16
-    loop as complex64, an int into a bool loop as int64): under 'equiv' only
-    into its default dtype, an int only within that dtype's range (NumPy's
-    OverflowError).  The cast check of that dtype into the loop follows, with
-    the arrays'.  A logical loop reads truth values, a comparison of
-    integers takes any int."""
-    _check_logical_ints(op, inputs)
-    int_compare = compares_ints(op.name, inputs)
-    for x, loop in zip(inputs, loop_in):
+    checks any cast (value-dependent: run on every call, a cached loop too;
+    _scalar_conversions says into what): under 'equiv' only into its
+    default dtype, an int only within that dtype's range (NumPy's
+    OverflowError).  The cast check of that dtype into the loop follows,
+    with the arrays'."""
+    for _, x, converted, strict in _scalar_conversions(op, inputs, loop_in):
         t = type(x)
-        if (t not in _WEAK_DEFAULTS or loop.kind == "O" or op.name in _FORCE_CAST_TO_BOOL
-                or (t is int and int_compare)):
-            continue
-        converted = np.result_type(loop, _WEAK_STAND_IN[t])
-        if casting == "equiv" and converted != _WEAK_DEFAULTS[t]:
+        if strict and casting == "equiv" and converted != _WEAK_DEFAULTS[t]:
             raise TypeError("cannot cast Python %s to %s under the casting rule 'equiv'"
                             % (t.__name__, converted))
         if t is int:
@@ -331,18 +334,11 @@ def int_bounds(op, inputs, loop_in):
     """Per input, the range of Python int values check_scalars lets through
     with this loop (None: any int, or not an int), so a cached loop checks
     a new value with two comparisons and calls check_scalars only to raise."""
-    int_compare = compares_ints(op.name, inputs)
-    bounds = []
-    for x, loop in zip(inputs, loop_in):
-        converted = None
-        if type(x) is int and loop.kind != "O" and not int_compare:
-            converted = (_WEAK_DEFAULTS[int] if op.name in _FORCE_CAST_TO_BOOL
-                         else np.result_type(loop, _WEAK_STAND_IN[int]))
-        if converted is not None and converted.kind in "iu":
+    bounds = [None] * len(inputs)
+    for i, x, converted, _ in _scalar_conversions(op, inputs, loop_in):
+        if type(x) is int and converted.kind in "iu":
             info = np.iinfo(converted)
-            bounds.append((int(info.min), int(info.max)))
-        else:
-            bounds.append(None)
+            bounds[i] = (int(info.min), int(info.max))
     return tuple(bounds)
 
 
