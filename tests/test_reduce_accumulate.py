@@ -8,13 +8,17 @@ import numpy as np
 import pytest
 
 import titer
+from oracle import ULP_BOUNDS
 from test_reduce import LAYOUTS, REDUCIBLE, sample
 from titer import _ops
 
 # binary loops with a fast path: rows scanned side by side run it, 1 ULP
-# from NumPy's libm result at most in each step
+# from NumPy's libm result at most in each step; through the vector math
+# library (titer_veclib.h), within the op's ULP bound of the rounded result
 FAST_BINARY = {(op.name, sig[0]) for op in _ops.OPS for sig in (op.fast or {})
                if len(sig.split("->")[0]) == 2}
+VECTOR_BINARY = {(op.name, sig[0]) for op in _ops.OPS for sig in (op.veclib or {})
+                 if len(sig.split("->")[0]) == 2}
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
@@ -35,6 +39,12 @@ def test_every_op_dtype_axis_layout(name, char):
                 if np.dtype(char).kind == "c" and name not in ("add", "subtract"):
                     # NumPy's strided complex loops skip the FMA its contiguous ones use
                     np.testing.assert_allclose(got, want, rtol=1e-6 if char == "F" else 1e-14)
+                elif (name, char) in VECTOR_BINARY:
+                    # each step within the bound of the rounded result, as
+                    # NumPy's within its own: twice the bound between them
+                    np.testing.assert_allclose(
+                        got, want, rtol=2 * ULP_BOUNDS[np.dtype(char).itemsize]
+                        * np.finfo(char).eps)
                 elif (name, char) in FAST_BINARY:
                     np.testing.assert_allclose(got, want, rtol=4 * np.finfo(char).eps)
                 else:

@@ -47,6 +47,15 @@ def emit_prelude(op, sig):
             % (loop_name(op, sig), PRELUDES[op.name, sig], core_loop_name(op, sig)))
 
 
+def own_loop_name(op, sig):
+    """The loop of titer's own vectorized path (op.fast) for a signature:
+    a loop of its own where the vector math library may take the signature
+    (op.veclib), else the signature's loop itself."""
+    if sig in (op.veclib or {}):
+        return "titer_own_loop_%s_%s" % (op.name, sig.replace("->", "_"))
+    return core_loop_name(op, sig)
+
+
 def masked_loop_name(op, sig):
     return "titer_mloop_%s_%s" % (op.name, sig.replace("->", "_").replace("?", "B1"))
 
@@ -138,42 +147,68 @@ _FMA_FAST = {"titer_fast_fmod", "titer_fast_remainder", "titer_fast_floor_divide
 
 def float_fast_twin(op, sig):
     """For a float16 signature computed through float ('e->e', 'ee->e')
-    whose float32 twin has a fast path: that twin ('f->f'), else None."""
+    whose float32 twin has a fast or vector-libm path: that twin ('f->f'),
+    else None."""
     ins, outs = ops.parse_signature(sig)
     twin = sig.replace("e", "f")
     if (set(ins + outs) != {"e"} or len(outs) != 1
             or ops.lookup_expr(op, ins)[0] in ("e", "half")):
         return None
-    return twin if twin in (op.fast or {}) else None
+    return twin if twin in (op.fast or {}) or twin in (op.veclib or {}) else None
+
+
+def split_loop_body(op, sig, ins, outs):
+    """The loop of an own vectorized path (titer_loops.h TITER_SPLIT_LOOP)."""
+    fast = op.fast[sig]
+    bits, one = _SPLIT_BITS[sig[0]]
+    if len(ins) == 1:
+        return "TITER_SPLIT_LOOP(%s, %s, %s, %s)" % ((bits, kernel_name(op, sig)) + fast)
+    return "TITER_SPLIT_LOOP2(%s, %s, %s, %s, %s, %s)" % (
+        bits, one, kernel_name(op, sig), *fast,
+        "TITER_TWO_OUTPUTS" if len(outs) == 2 else "TITER_ONE_OUTPUT")
+
+
+def veclib_loop_body(op, sig, ins):
+    """The loop through glibc's vector math library (titer_veclib.h)."""
+    fn, safe = op.veclib[sig]
+    t = sig[0]
+    bits, one = _SPLIT_BITS[t]
+    type_, uint, tobits, frombits = [part.strip() for part in bits.split(",")]
+    if len(ins) == 1:
+        return "TITER_VL_LOOP(%s, %s, %s, %s, %s, %s, titer_vl_%s_ok, %s, %s)" % (
+            type_, t, uint, tobits, frombits, kernel_name(op, sig), fn, fn, safe)
+    return "TITER_VL_LOOP2(%s, %s, %s, %s, %s, %s, %s, titer_vl_%s_ok, %s)" % (
+        type_, t, uint, tobits, frombits, one, kernel_name(op, sig), fn, fn)
 
 
 def emit_loop(op, sig):
     ins, outs = ops.parse_signature(sig)
     types = [ops.C_TYPE[c] for c in ins] + [ops.C_TYPE[c] for c in outs]
+    plain = "%s(%s, %s)" % (_LOOP_SHAPES[len(ins), len(outs)], ", ".join(types),
+                            kernel_name(op, sig))
     fast = (op.fast or {}).get(sig)
+    veclib = (op.veclib or {}).get(sig)
     twin = float_fast_twin(op, sig)
+    attrs = ""
     if twin:                # float16 through the float32 fast loop, in blocks
-        body = "if (titer_half_through_float(%s, %d, data, strides, n)) return;\n    %s(%s, %s)" % (
-            core_loop_name(op, twin), len(ins), _LOOP_SHAPES[len(ins), 1], ", ".join(types),
-            kernel_name(op, sig))
-        attrs = ""
-    elif fast:                # float32 / float64 unary or binary loops (divmod: two outputs)
-        bits, one = _SPLIT_BITS[sig[0]]
-        if len(ins) == 1:
-            body = "TITER_SPLIT_LOOP(%s, %s, %s, %s)" % ((bits, kernel_name(op, sig)) + fast)
-        else:
-            body = "TITER_SPLIT_LOOP2(%s, %s, %s, %s, %s, %s)" % (
-                bits, one, kernel_name(op, sig), *fast,
-                "TITER_TWO_OUTPUTS" if len(outs) == 2 else "TITER_ONE_OUTPUT")
-        clones = "TITER_FAST_FMA_CLONES" if fast[1] in _FMA_FAST else "TITER_FAST_CLONES"
-        # built once, in the core's unit (titer_loops.h: TITER_FAST_CLONES)
-        signature = "TITER_SHARED void %s(char **data, const int64_t *strides, int64_t n)" % (
-            core_loop_name(op, sig))
-        return "#ifndef TITER_ISA\n%s %s {\n    %s\n}\n#else\n%s;\n#endif" % (
-            clones, signature, body, signature)
+        body = "if (titer_half_through_float(%s, %d, data, strides, n)) return;\n    %s" % (
+            core_loop_name(op, twin), len(ins), plain)
+    elif fast or veclib:    # float32 / float64 loops with a vectorized path
+        # each instruction-set unit builds its own, for its own target
+        body = split_loop_body(op, sig, ins, outs) if fast else plain
+        if fast and fast[1] in _FMA_FAST:
+            attrs = "TITER_FAST_FMA "
+        if veclib:
+            own = ""
+            if fast:        # titer's own path: the fallback, and tested as such
+                own = "%sstatic void %s(char **data, const int64_t *strides, int64_t n) {\n" \
+                      "    %s\n}\n\n" % (attrs, own_loop_name(op, sig), body)
+                body = "%s(data, strides, n);" % own_loop_name(op, sig)
+            return own + ("static void %s(char **data, const int64_t *strides, int64_t n) {\n"
+                          "#ifdef TITER_VL\n    %s\n#else\n    %s\n#endif\n}"
+                          % (core_loop_name(op, sig), veclib_loop_body(op, sig, ins), body))
     else:
-        body = "%s(%s, %s)" % (_LOOP_SHAPES[len(ins), len(outs)], ", ".join(types),
-                               kernel_name(op, sig))
+        body = plain
         attrs = no_trapping_math(op, sig)
         if any(call in ops.lookup_expr(op, ins)[1] for call in _FUSED_CALLS):
             attrs += "TITER_SIMD_FMA_CLONES "
@@ -207,10 +242,17 @@ def cast_expr(src, dst):
         if src in "FD":
             return "((%s){(%s)v.re, (%s)v.im})" % (ops.C_TYPE[dst], part, part)
         return "((%s){(%s)(%s), 0})" % (ops.C_TYPE[dst], part, real)
+    # float16 to uint32 / uint64 as NumPy's float16 loop converts, at every
+    # level (NOTE [undefined conversions] in titer_loops.h): a signed 64-bit
+    # conversion (its low 32 bits), so nan / inf / negatives give what x86's
+    # cvttss2si gives; to uint64, from 2^63 up (+inf) one of x - 2^63 with the
+    # top bit flipped, as x86-64's baseline code does
     if src == "e" and dst == "I":
-        # NumPy's scalar loop: the float through a 64-bit conversion, its low
-        # 32 bits (so nan / inf / negatives give what x86's cvttss2si gives)
         return "(uint32_t)(int64_t)(%s)" % real
+    if src == "e" and dst == "L":
+        return ("({ float w_ = %s; w_ >= 9223372036854775808.0f ? "
+                "(uint64_t)(int64_t)(w_ - 9223372036854775808.0f) ^ 0x8000000000000000ull "
+                ": (uint64_t)(int64_t)w_; })" % real)
     return "(%s)(%s)" % (ops.C_TYPE[dst], real)
 
 
@@ -219,10 +261,13 @@ def emit_casts():
     chars = ops.TYPECHARS
     for s in chars:
         for d in chars:
-            out.append("static void titer_cast_%s_%s(const char *src, int64_t src_stride,"
+            # NOTE [undefined conversions] in titer_loops.h
+            attrs = ("TITER_NO_AVX512_CONVERT " if ops.kind_of(s) in ("float", "complex")
+                     and ops.kind_of(d) == "uint" else "")
+            out.append("%sstatic void titer_cast_%s_%s(const char *src, int64_t src_stride,"
                        " char *dst, int64_t dst_stride, int64_t n) {\n"
                        "    TITER_CAST_LOOP(%s, %s, %s)\n}"
-                       % (_cname(s), _cname(d), ops.C_TYPE[s], ops.C_TYPE[d],
+                       % (attrs, _cname(s), _cname(d), ops.C_TYPE[s], ops.C_TYPE[d],
                           cast_expr(s, d)))
     rows = []
     for s in chars:
@@ -288,6 +333,13 @@ def generate():
     parts.append("static const titer_loop_entry titer_loop_table[] = {\n%s\n};"
                  % ",\n".join(entries))
     parts.append("static const int titer_loop_table_len = %d;" % len(entries))
+    own = ['    {"%s", "%s", %s}' % (op.name, sig, own_loop_name(op, sig))
+           for op in ops.OPS for sig in sorted(op.fast or {})]
+    parts.append("/* titer's own vectorized paths, whichever loop the table above\n"
+                 " * runs (tests hold them to their bounds: _core._own_fast_path) */")
+    parts.append("static const titer_loop_entry titer_own_loop_table[] = {\n%s\n};"
+                 % ",\n".join(own))
+    parts.append("static const int titer_own_loop_table_len = %d;" % len(own))
     parts.append("/* the same loops under a where= mask, in the same order */")
     parts.append("static const titer_loop1d titer_masked_loop_table[] = {\n%s\n};"
                  % ",\n".join(masked))

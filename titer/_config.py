@@ -28,6 +28,7 @@ def config():
         "usable cores": _core._usable_cores(),
         "grain size": _core.get_grain_size(),
         "instruction set": active,
+        "vector libm (glibc libmvec)": _core.has_vector_libm(),
         "instruction sets (compiled, runnable)": levels,
         "forced by TITER_CPU_DISPATCH": os.environ.get("TITER_CPU_DISPATCH") or None,
         "streaming stores from (bytes)": _stream_threshold(),

@@ -23,6 +23,8 @@ cdef extern from "titer_generated.h" nogil:
         titer_loop1d fn
     const titer_loop_entry titer_loop_table[]
     const int titer_loop_table_len
+    const titer_loop_entry titer_own_loop_table[]
+    const int titer_own_loop_table_len
     const titer_cast_fn titer_cast_table[NUM_TYPES][NUM_TYPES]
     const titer_loop1d titer_copy_table[NUM_TYPES]
 
@@ -34,6 +36,11 @@ cdef extern from "numpy/arrayobject.h":
 cdef extern from *:
     """
     int titer_use_fma = 0;   /* see titer_scalar.h */
+    #ifdef TITER_VL
+    static const int titer_vector_libm = 1;   /* titer_veclib.h */
+    #else
+    static const int titer_vector_libm = 0;
+    #endif
 
     #include "titer_reduce.h"
 
@@ -145,6 +152,7 @@ cdef extern from *:
     """
     int TITER_HAVE_OPENMP
     int titer_use_fma
+    const int titer_vector_libm
     int titer_cpu_has_fma()
     int titer_isa_compiled(int level)
     int titer_isa_supported(int level)
@@ -414,6 +422,12 @@ def has_openmp():
     return bool(TITER_HAVE_OPENMP)
 
 
+def has_vector_libm():
+    """Whether the transcendental loops call glibc's vector math library
+    (titer/src/titer_veclib.h), else titer's own paths and libm."""
+    return bool(titer_vector_libm)
+
+
 include "_layout.pxi"
 include "_build.pxi"
 include "_execute.pxi"
@@ -439,3 +453,43 @@ def _cache_info():
         plans += e.cache != NULL and e.cache.valid
         reductions += e.reduce_cache is not None
     return {"resolutions": len(_RESOLVED), "plans": plans, "reductions": reductions}
+
+
+def _own_fast_path(name, sig, out, *inputs):
+    """Test hook: titer's own vectorized loop for `sig` of op `name` (its
+    float32/float64 fast path, built at the baseline level), run once over
+    contiguous 1-d arrays of the signature's dtypes: out (a tuple for two
+    outputs), then the inputs (one of length 1: a stride-0 scalar).  The
+    loop the tables run may instead be the vector math library's
+    (titer_veclib.h); this one is its fallback.  FP flags are dropped."""
+    outs = out if isinstance(out, tuple) else (out,)
+    arrays = list(outs) + list(inputs)
+    types = sig.replace("->", "")
+    cdef int k
+    cdef titer_loop1d fn = NULL
+    for k in range(titer_own_loop_table_len):
+        if (titer_own_loop_table[k].op.decode() == name
+                and titer_own_loop_table[k].sig.decode() == sig):
+            fn = titer_own_loop_table[k].fn
+    if fn == NULL:
+        raise ValueError("no own fast path for %s %s" % (name, sig))
+    if len(arrays) != len(types) or len(arrays) > 8:
+        raise ValueError("%s %s takes %d arrays" % (name, sig, len(types)))
+    cdef char *data[8]
+    cdef int64_t strides[8]
+    cdef int64_t n = -1
+    cdef cnp.ndarray a
+    n = outs[0].shape[0] if outs[0].ndim == 1 else -1
+    for k in range(len(arrays)):
+        a = arrays[k]
+        scalar = k >= len(outs) and a.ndim == 1 and a.shape[0] == 1
+        if (a.ndim != 1 or a.dtype != np.dtype(types[k]) or not a.flags.c_contiguous
+                or (a.shape[0] != n and not scalar) or (k < len(outs) and not a.flags.writeable)):
+            raise ValueError("operand %d: a contiguous 1-d %s array of out's length (or 1)"
+                             % (k, np.dtype(types[k])))
+        data[k] = <char *>cnp.PyArray_DATA(a)
+        strides[k] = 0 if scalar else a.itemsize
+    with nogil:
+        fn(data, strides, n)
+        feclearexcept(FPE_MASK)
+    return out

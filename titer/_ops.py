@@ -44,12 +44,14 @@ def kind_of(char):
     return "complex"
 
 
-Op = namedtuple("Op", "name nin nout types expr aliases doc identity approx fast",
-                defaults=(None, False, None))
+Op = namedtuple("Op", "name nin nout types expr aliases doc identity approx fast veclib",
+                defaults=(None, False, None, None))
 # identity: the value a reduction over an empty axis starts from (NumPy's
 # ufunc.identity), or None where the op has none (maximum, minimum).
 # fast: {signature: (in-range test, fast function)} for contiguous loops
 # with a vectorizable path (titer_scalar.h); libm redoes out-of-range inputs.
+# veclib: {signature: (libm function, safe input)} run through glibc's
+# vector math library where the build has it (titer_veclib.h), before fast.
 # approx: the op calls libm's transcendental functions, which are not
 # correctly rounded: its float results are held to ULP bounds against NumPy
 # (4 for float32, 2 for float64, 1 for float16) instead of bit equality.
@@ -161,6 +163,38 @@ _FAST_PATHS.update({name: {"ff->f": name + "f", "dd->d": name} for name in (
 _FAST_PATHS["divmod"] = {"ff->ff": "divmodf", "dd->dd": "divmod"}
 
 
+# op -> its libm function, for the loops through glibc's vector math library
+# (titer_veclib.h: NOTE [vector libm]); float32 uses the name + "f".  Left
+# out: float32 exp and float64 sin/cos, whose own paths above are as fast;
+# hypot, whose own paths give NumPy's bits; the float32 functions whose
+# vector variants are more than 2 ULP from the correctly rounded result at
+# some level (log 4, tan 3, arcsin 3, cbrt 3: every float32 checked), where
+# titer's own paths are within 1; and the float64 ones 3 ULP from it (arctan2
+# in glibc's own tables; exp, expm1, tan and arcsin measured by
+# tests/test_veclib.py), over float64's bound of 2.
+_VECTOR_LIBM = {"exp": "exp", "exp2": "exp2", "expm1": "expm1", "log": "log", "log2": "log2",
+                "log10": "log10", "log1p": "log1p", "sin": "sin", "cos": "cos", "tan": "tan",
+                "arcsin": "asin", "arccos": "acos", "arctan": "atan", "sinh": "sinh",
+                "cosh": "cosh", "tanh": "tanh", "arcsinh": "asinh", "arccosh": "acosh",
+                "arctanh": "atanh", "cbrt": "cbrt", "arctan2": "atan2", "power": "pow"}
+_VECTOR_LIBM_SKIP = {("exp", "f"), ("log", "f"), ("tan", "f"), ("arcsin", "f"), ("cbrt", "f"),
+                     ("sin", "d"), ("cos", "d"), ("arctan2", "d"),
+                     ("exp", "d"), ("expm1", "d"), ("tan", "d"), ("arcsin", "d")}
+# the input a masked-off lane computes on (0.5; arccosh needs >= 1)
+_VECTOR_LIBM_SAFE = {"acosh": "TWO"}
+
+
+def _veclib(name, nin):
+    """An op's vector-libm loops: {signature: (libm function, safe input)}."""
+    base = _VECTOR_LIBM.get(name)
+    if base is None:
+        return None
+    safe = _VECTOR_LIBM_SAFE.get(base, "HALF")
+    return {c * nin + "->" + c: (base + ("f" if c == "f" else ""),
+                                 "TITER_VL_%s_%s" % (safe, c.upper()))
+            for c in "fd" if (name, c) not in _VECTOR_LIBM_SKIP}
+
+
 def _fast(name):
     """An op's fast paths: {signature: (range test, fast function)}, or None."""
     return {sig: ("titer_fast_%s_ok" % fn, "titer_fast_%s" % fn)
@@ -173,7 +207,7 @@ def _unary_math(name, cname=None, chars=INEXACT, aliases=(), approx=True, doc=No
     if any(c in COMPLEX for c in chars):
         expr["complex"] = "titer_cfn(%s, a)" % cname
     return Op(name, 1, 1, same(chars, 1), expr, aliases, doc or "%s(a)" % cname,
-              None, approx, _fast(name))
+              None, approx, _fast(name), _veclib(name, 1))
 
 
 _ROUNDING = {"int": "a", "bool": "a"}
@@ -194,7 +228,7 @@ OPS += [
                                          "complex": "titer_cfn(sqrt, a)"},
        (), "sqrt(a)", None, False),
     Op("arctan2", 2, 1, same(FLOATING), {"float": "titer_m2(atan2, a, b)"}, ("atan2",),
-       "atan2(a, b)", None, True, _fast("arctan2")),
+       "atan2(a, b)", None, True, _fast("arctan2"), _veclib("arctan2", 2)),
     Op("hypot", 2, 1, same(FLOATING), {"float": "titer_m2(hypot, a, b)"}, (),
        "hypot(a, b)", 0, True, _fast("hypot")),
     Op("logaddexp", 2, 1, same(FLOATING), {"float": "titer_logaddexp(a, b)"}, (),
@@ -204,7 +238,7 @@ OPS += [
     Op("power", 2, 1, same(INTS + INEXACT), {
         "int": "titer_ipow(a, b)", "float": "titer_m2(pow, a, b)",
         "complex": "titer_cfn2(pow, a, b)"}, ("pow",), "a ** b", None, True,
-       _fast("power")),
+       _fast("power"), _veclib("power", 2)),
     Op("float_power", 2, 1, same("dD"), {"float": "titer_m2(pow, a, b)",
                                          "complex": "titer_cfn2(pow, a, b)"},
        (), "a ** b in float64 / complex128", None, True),

@@ -150,19 +150,21 @@ static inline void titer_masked_run(titer_loop1d fn, int nt, char **data,
  * out-of-range element keeps its input; those are then recomputed by
  * KERNEL, the libm one (in place too: the input is still there).
  *
- * The fast-path loops are built once, in the core's translation unit, as
- * target clones the CPU picks at load time: AVX-512 (x86-64-v4), AVX2, SSE2.
- * -ffp-contract=off keeps every a*b+c apart, so all clones give the same
- * bits.  An instruction-set unit (TITER_ISA), whose pragma target would
- * override the clones, only declares them and its tables point at the
- * core's; TITER_SHARED keeps them out of the extension's exported symbols. */
+ * Every instruction-set unit builds its own fast-path loops for its own
+ * target (the core's unit: the baseline), so TITER_CPU_DISPATCH picks them
+ * with the rest of the table.  -ffp-contract=off keeps every a*b+c apart,
+ * so an own fast path gives the same bits at every level (the vector-libm
+ * loops of titer_veclib.h do not: each level calls its own variant). */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define TITER_FAST_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 /* fast paths built on exact fused multiply-adds (the float64 fmod family):
- * FMA in hardware from x86-64-v3 on; the baseline clone calls libm's fma.
- * Their code has no a*b+c for -ffp-contract=off to keep apart. */
-#define TITER_FAST_FMA_CLONES \
-    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+ * FMA in hardware in an instruction-set unit (chosen only on CPUs with FMA);
+ * the baseline calls libm's fma.  Their code has no a*b+c for
+ * -ffp-contract=off to keep apart. */
+#ifdef TITER_ISA
+#define TITER_FAST_FMA __attribute__((target("fma")))
+#else
+#define TITER_FAST_FMA
+#endif
 /* loops whose expressions fuse as NumPy's do (titer_muladd: complex
  * multiply, |z|): FMA from x86-64-v3 on; in an instruction-set unit (chosen
  * only on CPUs with FMA) FMA is added to its target */
@@ -172,14 +174,8 @@ static inline void titer_masked_run(titer_loop1d fn, int nt, char **data,
 #define TITER_SIMD_FMA_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
 #else
-#define TITER_FAST_CLONES
-#define TITER_FAST_FMA_CLONES
+#define TITER_FAST_FMA
 #define TITER_SIMD_FMA_CLONES
-#endif
-#if defined(__GNUC__)
-#define TITER_SHARED __attribute__((visibility("hidden")))
-#else
-#define TITER_SHARED
 #endif
 /* see _NO_TRAPPING_MATH in titer/_codegen.py */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -188,6 +184,7 @@ static inline void titer_masked_run(titer_loop1d fn, int nt, char **data,
 #define TITER_NO_TRAPPING_MATH
 #endif
 #define TITER_SPLIT_BLOCK 1024
+#include "titer_veclib.h"   /* the vector-libm loops (after the block size) */
 #define TITER_SPLIT_LOOP(T, UI, TOBITS, FROMBITS, KERNEL, OK, FAST)         \
     char *o = data[0], *x = data[1];                                        \
     const int64_t so = strides[0], sx = strides[1];                        \
@@ -313,12 +310,69 @@ static inline int titer_power_fast_ops_##SUFFIX(char **data, const int64_t *stri
 TITER_POWER_FAST_OPS(float, f, sqrtf)
 TITER_POWER_FAST_OPS(double, d, sqrt)
 
+/* NOTE [F16C blocks]: a block of float16 is widened and rounded back by
+ * F16C's vcvtph2ps / vcvtps2ph where the unit's target has them (the avx2
+ * and avx512 units; a padded vector for the last few), else by titer_h2f /
+ * titer_f2h (ten times the work).  The values and flags are the same
+ * (checked on every third float32): widening is exact, rounding is to
+ * nearest even and raises overflow and underflow as IEEE does, but
+ * detecting tininess after rounding, where NumPy detects it before: a
+ * magnitude in [2^-14 - 2^-26, 2^-14), which rounds up to the smallest
+ * normal float16, raises underflow in NumPy and not in vcvtps2ph, so such
+ * a block raises it itself.  A signaling NaN is quieted on the way in (with
+ * 'invalid'); a kernel given a signaling NaN would quiet it and raise the
+ * same flag. */
+#if defined(__F16C__) && defined(__AVX__)
+#include <immintrin.h>
+static inline void titer_widen_halves(const titer_half *in, float *out, int64_t m) {
+    int64_t whole = m & ~(int64_t)7;
+    for (int64_t i = 0; i < whole; i += 8)
+        _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(in + i))));
+    if (whole < m) {
+        titer_half pad[8] = {0};
+        float wide[8];
+        memcpy(pad, in + whole, (size_t)(m - whole) * sizeof(titer_half));
+        _mm256_storeu_ps(wide, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)pad)));
+        memcpy(out + whole, wide, (size_t)(m - whole) * sizeof(float));
+    }
+}
+static inline void titer_round_to_halves(const float *in, titer_half *out, int64_t m) {
+    int64_t whole = m & ~(int64_t)7;
+    uint32_t rounds_up_to_normal = 0;
+    for (int64_t i = 0; i < m; i++)
+        rounds_up_to_normal |= (titer_f2bits(in[i]) & 0x7fffffffu) - 0x387ff000u
+                               < 0x38800000u - 0x387ff000u;
+    for (int64_t i = 0; i < whole; i += 8)
+        _mm_storeu_si128((__m128i *)(out + i),
+                         _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT));
+    if (whole < m) {
+        float pad[8] = {0};
+        titer_half narrow[8];
+        memcpy(pad, in + whole, (size_t)(m - whole) * sizeof(float));
+        _mm_storeu_si128((__m128i *)narrow, _mm256_cvtps_ph(_mm256_loadu_ps(pad),
+                                                            _MM_FROUND_TO_NEAREST_INT));
+        memcpy(out + whole, narrow, (size_t)(m - whole) * sizeof(titer_half));
+    }
+    if (rounds_up_to_normal) {          /* NumPy's underflow, as a tiny product */
+        volatile float tiny = 0x1p-100f;
+        tiny = tiny * tiny;
+    }
+}
+#else
+static inline void titer_widen_halves(const titer_half *in, float *out, int64_t m) {
+    TITER_IVDEP for (int64_t i = 0; i < m; i++) out[i] = titer_h2f(in[i]);
+}
+static inline void titer_round_to_halves(const float *in, titer_half *out, int64_t m) {
+    TITER_IVDEP for (int64_t i = 0; i < m; i++) out[i] = titer_f2h(in[i]);
+}
+#endif
+
 /* float16 ops whose float32 loop has a fast path (exp, sin, hypot, ...):
  * NumPy computes float16 in float and rounds once, so a block of float16
  * operands is widened into float buffers (a stride-0 scalar stays one
  * float), the float32 loop runs on them (its vector fast path, libm for the
  * rest; the output buffer is the first input's, which that loop allows),
- * and the results are rounded back: three passes that all vectorize.
+ * and the results are rounded back (NOTE [F16C blocks]).
  * Returns 0, doing nothing, for operands neither contiguous nor scalar;
  * the caller then runs the one-element kernel. */
 #define TITER_HALF_BLOCK 1024
@@ -345,18 +399,30 @@ static inline int titer_half_through_float(titer_loop1d float_loop, int nin, cha
     titer_half *out = (titer_half *)data[0];
     for (int64_t start = 0; start < n; start += TITER_HALF_BLOCK) {
         int64_t m = n - start < TITER_HALF_BLOCK ? n - start : TITER_HALF_BLOCK;
-        for (int k = 1; k <= nin; k++) {
-            if (strides[k] == 0) continue;
-            const titer_half *in = (const titer_half *)data[k] + start;
-            float *w = wide[k - 1];
-            TITER_IVDEP for (int64_t i = 0; i < m; i++) w[i] = titer_h2f(in[i]);
-        }
+        for (int k = 1; k <= nin; k++)
+            if (strides[k] != 0)
+                titer_widen_halves((const titer_half *)data[k] + start, wide[k - 1], m);
         float_loop(fdata, fstrides, m);
-        const float *r = wide[0];
-        TITER_IVDEP for (int64_t i = 0; i < m; i++) out[start + i] = titer_f2h(r[i]);
+        titer_round_to_halves(wide[0], out + start, m);
     }
     return 1;
 }
+
+/* NOTE [undefined conversions]: a float that is NaN, infinite or out of
+ * an unsigned integer type's range converts to whatever the instructions
+ * give (C leaves it undefined; NumPy warns).  NumPy's cast loops are its
+ * compiler's SSE/AVX2 code: cvttss2si through int64 in the strided loop,
+ * a vectorized signed conversion of x or x - 2^31 in the contiguous one.
+ * titer's loops are the same C, so its baseline and avx2 builds give the
+ * same answers; built for AVX-512, the compiler converts with vcvttps2udq /
+ * vcvttss2usi instead (all ones for those).  So the avx512 unit builds the
+ * float-to-unsigned casts without AVX-512 (float16's convert through int64,
+ * as NumPy's float16 loop does, at every level: _codegen.cast_expr). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__AVX512F__)
+#define TITER_NO_AVX512_CONVERT __attribute__((target("no-avx512f")))
+#else
+#define TITER_NO_AVX512_CONVERT
+#endif
 
 /* A cast: contiguous path plus strided walk; CONVERT is one expression. */
 #define TITER_CAST_LOOP(TS, TD, CONVERT)                                     \

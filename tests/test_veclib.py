@@ -1,0 +1,242 @@
+"""The transcendental loops through glibc's vector math library
+(titer/src/titer_veclib.h, NOTE [vector libm]): every signature the op table
+routes there, at the level this run dispatches to (tests/test_dispatch.py
+reruns this file under each other level).
+
+In its trusted range a vector function is within NumPy's ULP bound of the
+correctly rounded result (4 ULP float32, 2 ULP float64; the reference is
+computed in float64 / x87 long double and rounded) and raises nothing; out
+of range, libm gives NumPy's special values and flags.  Every element comes
+from the same vector code whatever the layout, block boundary or thread
+count, so those give identical bits.  Without libmvec in the build (an
+older glibc, TITER_NO_LIBMVEC=1) the same tests hold the fallback paths to
+the same rules."""
+import platform
+import shutil
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import titer
+from titer import _core, _ops
+from oracle import ULP_BOUNDS
+from test_elementwise import same_as_numpy
+
+VECLIB = [(op, sig) for op in _ops.OPS for sig in sorted(op.veclib or {})]
+IDS = ["%s-%s" % (op.name, sig) for op, sig in VECLIB]
+INF = np.inf
+
+
+def _ranges(base, char):
+    """titer_vl_<fn>_ok as (sign, lo, hi): x of that sign with |x| in
+    [lo, hi) (the C bit tests)."""
+    f = char == "f"
+    tiny = float(np.finfo(np.float32 if f else np.float64).tiny)
+    both = lambda lo, hi: [(1, lo, hi), (-1, lo, hi)]      # noqa: E731
+    return {
+        "exp2": both(0.0, 126.0 if f else 1022.0),
+        "expm1": both(2.0 ** -60, 88.0 if f else 708.0),
+        "log": [(1, tiny, INF)], "log2": [(1, tiny, INF)], "log10": [(1, tiny, INF)],
+        "log1p": [(1, 2.0 ** -60, INF), (-1, 2.0 ** -60, 1.0)],
+        "sin": both(2.0 ** -60, 2.0 ** 20), "cos": both(2.0 ** -60, 2.0 ** 20),
+        "tan": both(2.0 ** -60, 2.0 ** 20),
+        "asin": both(2.0 ** -60, 1.0), "atanh": both(2.0 ** -60, 1.0),
+        "acos": both(2.0 ** -60, 1.0),
+        "atan": both(2.0 ** -60, INF), "tanh": both(2.0 ** -60, INF),
+        "asinh": both(2.0 ** -60, 2.0 ** (60 if f else 500)),
+        "acosh": [(1, 1.0, 2.0 ** (60 if f else 500))],
+        "sinh": both(2.0 ** -60, 88.0 if f else 709.0),
+        "cosh": both(0.0, 88.0 if f else 709.0),
+        "cbrt": both(tiny, INF),
+    }[base]
+
+
+def _base(op, sig):
+    fn = op.veclib[sig][0]
+    return fn[:-1] if sig[0] == "f" else fn
+
+
+def _in_ranges(x, intervals):
+    inside = np.zeros(x.shape, bool)
+    for sign, lo, hi in intervals:
+        inside |= (np.signbit(x) == (sign < 0)) & (np.abs(x) >= lo) & (np.abs(x) < hi)
+    return inside
+
+
+def _samples(dtype, intervals, n, rng):
+    """Log-uniform magnitudes over each interval (and uniform ones), kept
+    inside it once rounded to dtype."""
+    info = np.finfo(dtype)
+    parts = []
+    for sign, lo, hi in intervals:
+        a_log = np.log2(max(lo, float(info.smallest_subnormal)))
+        b_log = np.log2(min(hi, float(info.max)))
+        parts.append(sign * np.concatenate([np.exp2(rng.uniform(a_log, b_log, n)),
+                                            rng.uniform(lo, min(hi, float(info.max)), n)]))
+    x = np.concatenate(parts).astype(dtype)
+    return x[_in_ranges(x, intervals)]
+
+
+def _powf_ok(x, y):
+    """titer_vl_powf_ok / titer_vl_pow_ok."""
+    f = x.dtype == np.float32
+    e = np.frexp(x)[1].astype(np.int64) - 1
+    limit = 120.0 if f else 1000.0
+    tiny = np.finfo(x.dtype).tiny
+    with np.errstate(all="ignore"):
+        return ((x >= tiny) & np.isfinite(x) & (np.abs(y) < 2.0 ** 24)
+                & (np.abs(y).astype(np.float64) * (np.abs(e) + 1) < limit))
+
+
+def _binary_ok(name, x, y):
+    if name == "power":
+        return _powf_ok(x, y)
+    m = lambda v: (np.abs(v) >= 2.0 ** -60) & (np.abs(v) < 2.0 ** 60)   # noqa: E731
+    return m(x) & m(y)
+
+
+def _inputs(op, sig, rng, n=20000):
+    dtype = np.dtype(sig[0])
+    if op.nin == 1:
+        return (_samples(dtype, _ranges(_base(op, sig), sig[0]), n, rng),)
+    if op.name == "power":
+        x = np.exp2(rng.uniform(-126 if sig[0] == "f" else -1000, 127, 8 * n)).astype(dtype)
+        y = rng.uniform(-40, 40, 8 * n).astype(dtype)
+        y[: n] = np.round(y[: n])                       # integral exponents too
+    else:
+        mags = lambda: np.exp2(rng.uniform(-60, 60, 8 * n)) * rng.choice([-1, 1], 8 * n)  # noqa
+        x, y = mags().astype(dtype), mags().astype(dtype)
+    keep = _binary_ok(op.name, x, y)
+    return x[keep][: 2 * n], y[keep][: 2 * n]
+
+
+def _reference(op, args):
+    """The correctly rounded result (up to a double rounding)."""
+    wide = np.float64 if args[0].dtype == np.float32 else np.longdouble
+    with np.errstate(all="ignore"):
+        return getattr(np, op.name)(*[a.astype(wide) for a in args]).astype(args[0].dtype)
+
+
+def _ulp_distance(got, want):
+    """|got - want| in units in the last place of want's format (integers:
+    ordered bit patterns)."""
+    ints = np.int32 if got.dtype == np.float32 else np.int64
+    lowest = np.int64(np.iinfo(ints).min)
+    g, w = got.view(ints).astype(np.int64), want.view(ints).astype(np.int64)
+    g, w = np.where(g < 0, lowest - g, g), np.where(w < 0, lowest - w, w)
+    return np.abs(g - w)
+
+
+@pytest.mark.parametrize("op,sig", VECLIB, ids=IDS)
+def test_in_range_within_the_ulp_bound_and_raising_nothing(op, sig):
+    rng = np.random.default_rng(11)
+    args = _inputs(op, sig, rng)
+    assert args[0].size > 1000
+    with warnings.catch_warnings(), np.errstate(all="raise"):
+        warnings.simplefilter("error")
+        got = titer.elementwise(op.name, None, *args)
+    want = _reference(op, args)
+    normal = np.isfinite(want) & (np.abs(want) >= np.finfo(want.dtype).tiny)
+    dist = _ulp_distance(got[normal], want[normal])
+    worst = int(np.argmax(dist))
+    assert dist[worst] <= ULP_BOUNDS[want.dtype.itemsize], [a[normal][worst] for a in args]
+    # a result the reference rounds to a subnormal or zero: the same one
+    np.testing.assert_array_equal(got[~normal], want[~normal])
+
+
+@pytest.mark.parametrize("op,sig", VECLIB, ids=IDS)
+def test_same_bits_in_every_layout_block_and_thread_count(op, sig):
+    """No scalar remainder loop: a strided, reversed, in-place, scalar-operand
+    or oddly sized call, on 1 or 2 threads, gives the contiguous call's bits."""
+    rng = np.random.default_rng(12)
+    args = [a[:40000] for a in _inputs(op, sig, rng)]
+    with titer.num_threads(1):
+        whole = titer.elementwise(op.name, None, *args)
+    size = whole.size
+    for threads in (1, 2):
+        with titer.num_threads(threads):
+            for cut in (1, 15, 17, 1023, 1025, size - 3):
+                part = titer.elementwise(op.name, None, *[a[:cut] for a in args])
+                np.testing.assert_array_equal(part, whole[:cut])
+            strided = [np.repeat(a, 2)[::2] for a in args]
+            np.testing.assert_array_equal(titer.elementwise(op.name, None, *strided), whole)
+            backwards = [a[::-1] for a in args]
+            np.testing.assert_array_equal(titer.elementwise(op.name, None, *backwards),
+                                          whole[::-1])
+            inplace = args[0].copy()
+            titer.elementwise(op.name, inplace, inplace, *args[1:])
+            np.testing.assert_array_equal(inplace, whole)
+            if op.nin == 2:                 # one operand a stride-0 scalar
+                for k in (0, 1):
+                    fixed = [a.copy() for a in args]
+                    fixed[k][:] = args[k][7]
+                    expected = titer.elementwise(op.name, None, *fixed)
+                    scalar = list(args)
+                    scalar[k] = np.broadcast_to(args[k][7], args[k].shape)
+                    np.testing.assert_array_equal(
+                        titer.elementwise(op.name, None, *scalar), expected)
+
+
+def _edges(op, sig):
+    """The ends of the trusted ranges, one float step either side, and the
+    special values."""
+    dtype = np.dtype(sig[0])
+    values = [0.0, -0.0, np.nan, INF, -INF, 1.0, -1.0, 0.5, 2.0,
+              float(np.finfo(dtype).tiny), float(np.finfo(dtype).smallest_subnormal),
+              float(np.finfo(dtype).max), 1e-30, 1e30, 100.0, -100.0, 1000.0]
+    if op.nin == 1:
+        for sign, lo, hi in _ranges(_base(op, sig), sig[0]):
+            for end in (lo, hi):
+                if np.isfinite(end):
+                    e = dtype.type(sign * end)
+                    values += [e, np.nextafter(e, dtype.type(INF)),
+                               np.nextafter(e, dtype.type(-INF))]
+    x = np.array(values, dtype=dtype)
+    return x[np.isfinite(x) | np.isnan(x) | np.isinf(x)]
+
+
+@pytest.mark.parametrize("op,sig", VECLIB, ids=IDS)
+def test_range_ends_and_special_values_are_numpys(op, sig):
+    x = _edges(op, sig)
+    with np.errstate(all="ignore"):
+        if op.nin == 1:
+            args = (np.tile(x, 3),)
+        else:
+            a, b = np.meshgrid(x, x)
+            args = (a.ravel(), b.ravel())
+        same_as_numpy(op.name, titer.elementwise(op.name, None, *args),
+                      getattr(np, op.name)(*args), "%s %s" % (op.name, sig))
+
+
+def _undefined_vector_symbols():
+    nm = shutil.which("nm")
+    if nm is None:
+        pytest.skip("no nm (binutils) to list the extension's symbols")
+    listing = subprocess.run([nm, "-D", "--undefined-only", _core.__file__],
+                             capture_output=True, text=True, check=True).stdout
+    return {line.split()[-1].split("@")[0] for line in listing.splitlines()
+            if "_ZGV" in line}
+
+
+@pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64")
+                    or not sys.platform.startswith("linux"),
+                    reason="glibc's libmvec: x86-64 Linux")
+def test_each_level_calls_its_own_vector_variant():
+    """Each instruction-set unit builds its own loops for its own target:
+    the baseline calls the SSE2 variants (b), the avx2 unit the AVX2 ones (d),
+    the avx512 unit the AVX-512 ones (e); a build without libmvec none."""
+    symbols = _undefined_vector_symbols()
+    if not titer._core.has_vector_libm():
+        assert symbols == set()
+        return
+    levels, _ = _core.isa_levels()
+    for op, sig in VECLIB:
+        fn = op.veclib[sig][0]
+        item = np.dtype(sig[0]).itemsize
+        args = "v" * op.nin
+        for level, isa, width in (("baseline", "b", 16), ("avx2", "d", 32), ("avx512", "e", 64)):
+            name = "_ZGV%sN%d%s_%s" % (isa, width // item, args, fn)
+            assert (name in symbols) == levels[level][0], (level, name)
