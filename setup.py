@@ -11,12 +11,17 @@ Environment:
   TITER_NO_CUDA=1    do not run nvcc (CUDA kernels ship as source only)
   TITER_CUDA_ARCHS   nvcc targets: "auto" (default: SASS for this machine's
                      GPUs + PTX), "ptx", "native", "80;90+ptx", "full"
+  TITER_NO_LIBMVEC=1 do not use glibc's vector math library (libmvec): the
+                     transcendental loops fall back to titer's own vector
+                     paths, else scalar libm (what a build without glibc
+                     2.35+ on x86-64 gets)
   TITER_ISA_BUILDS   instruction-set builds of the loops and reduction kits
                      besides the baseline, comma-separated from
-                     "avx2,avx512" (default "avx2" on x86-64; "" for none).
-                     avx512 is opt-in: GCC 12 fuses complex-arithmetic
-                     patterns into FMA there even with -ffp-contract=off,
-                     which breaks bit-parity with NumPy.
+                     "avx2,avx512" (default both on x86-64; "" for none).
+                     The complex formulas are written so that no build
+                     fuses a multiply-add NumPy does not (titer_scalar.h:
+                     NOTE [no fused complex lanes]; tests/test_dispatch.py
+                     disassembles each build to check).
 """
 import glob
 import hashlib
@@ -38,6 +43,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "titer"))
 import _codegen  # noqa: E402  (the op table -> C loops)
 import _codegen_reduce  # noqa: E402  (the op table -> reduction/scan kits)
+import _ops  # noqa: E402  (the op table)
 
 DEBUG = os.environ.get("TITER_DEBUG", "") not in ("", "0")
 
@@ -63,12 +69,53 @@ def openmp_flags():
     return ["-fopenmp"], ["-fopenmp"]
 
 
+def vector_libm_symbols():
+    """libmvec's names of every vector function the op table asks for, at
+    each instruction set (titer/src/titer_veclib.h: NOTE [vector libm])."""
+    lanes = {"b": 16, "d": 32, "e": 64}            # vector bytes per ISA letter
+    names = []
+    for op in _ops.OPS:
+        for sig, (fn, _safe) in (op.veclib or {}).items():
+            item = 4 if sig[0] == "f" else 8
+            for isa, width in lanes.items():
+                names.append("_ZGV%sN%d%s_%s" % (isa, width // item, "v" * op.nin, fn))
+    return sorted(set(names))
+
+
+def vector_libm():
+    """(macros, libraries): link libmvec when every symbol the loops call is
+    there (x86-64 glibc 2.35+), else build the fallbacks."""
+    x86 = platform.machine().lower() in ("x86_64", "amd64")
+    if (os.environ.get("TITER_NO_LIBMVEC", "") not in ("", "0") or not x86
+            or not sys.platform.startswith("linux")):
+        return [], []
+    symbols = vector_libm_symbols()
+    source = "".join("extern void %s(void);\n" % s for s in symbols) + (
+        "void (*const titer_probe[])(void) = {%s};\n"
+        "int main(void) { return titer_probe[0] == 0; }\n" % ", ".join(symbols))
+    cc = sysconfig.get_config_var("CC") or "cc"
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "probe.c")
+        with open(src, "w") as f:
+            f.write(source)
+        cmd = cc.split() + [src, "-o", os.path.join(tmp, "probe"), "-lmvec", "-lm"]
+        try:
+            ok = subprocess.run(cmd, capture_output=True).returncode == 0
+        except OSError:
+            ok = False
+    if not ok:
+        print("titer: glibc's vector math library (libmvec, glibc 2.35+) not found; "
+              "transcendental loops use titer's own paths", file=sys.stderr)
+        return [], []
+    return [("TITER_HAVE_LIBMVEC", "1")], ["mvec"]
+
+
 def isa_builds():
     """Extra instruction-set builds of the loops, chosen at import (seed 004)."""
     wanted = os.environ.get("TITER_ISA_BUILDS")
     x86 = platform.machine().lower() in ("x86_64", "amd64")
     if wanted is None:
-        wanted = "avx2" if x86 and sys.platform != "win32" else ""
+        wanted = "avx2,avx512" if x86 and sys.platform != "win32" else ""
     levels = [w.strip() for w in wanted.split(",") if w.strip()]
     for level in levels:
         if level not in ("avx2", "avx512"):
@@ -206,6 +253,7 @@ except Exception as _exc:  # noqa: BLE001
 _codegen_reduce.write()
 omp_compile, omp_link = openmp_flags()
 ISA_BUILDS = isa_builds()
+VECTOR_LIBM_MACROS, VECTOR_LIBM_LIBRARIES = vector_libm()
 # -g0: Python's own CFLAGS ask for debug info, which costs a fifth of the
 # compile time of the generated loops (and 30 MB of .so) for nothing shipped
 compile_args = omp_compile + (["-O0", "-g"] if DEBUG else ["-O3", "-g0"]) + [
@@ -233,13 +281,14 @@ extensions = [
            for level in ISA_BUILDS for part in ("isa", "kits")],
         include_dirs=[numpy.get_include(), os.path.join("titer", "src")],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")]
-        + [("TITER_HAVE_%s_TABLES" % level.upper(), "1") for level in ISA_BUILDS],
+        + [("TITER_HAVE_%s_TABLES" % level.upper(), "1") for level in ISA_BUILDS]
+        + VECTOR_LIBM_MACROS,
         extra_compile_args=compile_args,
         extra_link_args=omp_link,
         # linked against libm by name, so its functions bind to their current
         # versions (powf@GLIBC_2.27, exp@GLIBC_2.29, ...): unversioned, they
         # bound to the old SVID-wrapper versions, 1.4x slower per call
-        libraries=[] if sys.platform == "win32" else ["m"],
+        libraries=VECTOR_LIBM_LIBRARIES + ([] if sys.platform == "win32" else ["m"]),
         # every header, .pxd and .pxi: what a change of recompiles
         depends=sorted(glob.glob("titer/*.pxd", root_dir=HERE)
                        + glob.glob("titer/*.pxi", root_dir=HERE)

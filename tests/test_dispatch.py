@@ -37,13 +37,23 @@ def test_baseline_is_always_there_and_the_best_runnable_is_used():
 def test_differential_suite_under_every_other_runnable_level(level):
     """The suite already ran under the default level; rerun it under each
     other level this CPU executes."""
-    files = [os.path.join(TESTS, name) for name in (
-        "test_elementwise.py", "test_tiled.py", "test_streaming.py", "test_reduce.py",
-        "test_reduce_accumulate.py", "test_reduce_widening.py", "test_reduce_vector_leaves.py")]
-    # (not the fast-path tests: every level's table points at the same
-    # fast-path loops, target clones the CPU picks, which the default run tested)
+    _run_tests_at(level, "test_elementwise.py", "test_tiled.py", "test_streaming.py",
+                  "test_reduce.py", "test_reduce_accumulate.py", "test_reduce_widening.py",
+                  "test_reduce_vector_leaves.py")
+
+
+@pytest.mark.parametrize("level", [lvl for lvl in RUNNABLE if lvl != ACTIVE])
+def test_vectorized_paths_under_every_other_runnable_level(level):
+    """Each level builds its own fast-path and vector-libm loops (the
+    avx512 unit calls the AVX-512 variants): their tests rerun at each."""
+    _run_tests_at(level, "test_veclib.py", "test_catalog.py", "-k",
+                  "fast_path or veclib or test_in_range or test_same_bits or test_range_ends")
+
+
+def _run_tests_at(level, *files_and_options):
+    args = [os.path.join(TESTS, a) if a.endswith(".py") else a for a in files_and_options]
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"] + files,
+        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"] + args,
         env=dict(os.environ, TITER_CPU_DISPATCH=level, PYTHONPATH=IMPORT_PATH),
         capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
@@ -105,20 +115,60 @@ def test_fast_path_helpers_are_inlined_everywhere():
 
 @pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64")
                     or not sys.platform.startswith("linux"),
-                    reason="target clones: GCC on x86-64 Linux")
-def test_fast_path_loops_are_built_once_with_an_avx512_clone():
-    """Every level's table points at one build of each fast-path loop, in
-    the core's unit, cloned for AVX-512, AVX2 (or x86-64-v3 where it fuses
-    multiply-adds) and SSE2; an instruction-set unit builds no copy of its
-    own (its pragma target would override the clones)."""
+                    reason="instruction-set units: GCC on x86-64 Linux")
+def test_each_level_builds_its_own_fast_path_loops():
+    """Every compiled level has its own copy of each fast-path loop (a
+    static function per instruction-set unit), so TITER_CPU_DISPATCH picks
+    its vector width as it picks the rest of the table."""
     from titer import _codegen
     symbols = _extension_symbols()
-    # (a loop with a prelude: its core loop; the prelude is a small static one)
+    compiled = sum(c for c, _ in LEVELS.values())
     fast = [_codegen.core_loop_name(op, sig) for op in _ops.OPS for sig in (op.fast or {})]
     assert len(fast) > 30
     for name in fast:
-        assert symbols.count(name) == 1, name            # the resolver, no static copy
-        assert name + ".arch_x86_64_v4" in symbols and name + ".default" in symbols, name
+        assert symbols.count(name) == compiled, name
+
+
+def _fused_loop_names():
+    """The loops built to fuse multiply-adds: where NumPy's loops fuse
+    (titer_muladd and its users) and the fast paths built on exact FMA."""
+    from titer import _codegen
+    names = set()
+    for op in _ops.OPS:
+        for sig in op.types:
+            ins, _ = _ops.parse_signature(sig)
+            fused = any(call in _ops.lookup_expr(op, ins)[1] for call in _codegen._FUSED_CALLS)
+            fast = (op.fast or {}).get(sig)
+            if fused or (fast and fast[1] in _codegen._FMA_FAST):
+                names |= {_codegen.loop_name(op, sig), _codegen.core_loop_name(op, sig),
+                          _codegen.masked_loop_name(op, sig), _codegen.own_loop_name(op, sig)}
+    return names
+
+
+@pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64")
+                    or shutil.which("objdump") is None,
+                    reason="x86-64 FMA instructions, read by binutils' objdump")
+def test_no_build_fuses_a_multiply_add_numpy_does_not():
+    """No instruction-set build contracts a * b + c into one rounding where
+    NumPy computes two (titer_scalar.h: NOTE [no fused complex lanes]): an
+    FMA instruction appears only in the loops built to fuse, at any level.
+    The differential suite under each level checks the bits; this finds a
+    fusion on inputs it does not try."""
+    listing = subprocess.run(["objdump", "-d", "--no-show-raw-insn", _core.__file__],
+                             capture_output=True, text=True, check=True).stdout
+    allowed = _fused_loop_names()
+    assert len(allowed) >= 20
+    fusing, function = set(), None
+    for line in listing.splitlines():
+        header = re.match(r"^[0-9a-f]+ <([^>]+)>:$", line)
+        if header:
+            function = header.group(1)
+        elif re.search(r"\tv(fn?m(add|sub)\w*|fmaddsub\w*|fmsubadd\w*)\s", line):
+            fusing.add(function)
+    # clones and GCC's outlined parts keep the name before the first dot
+    stray = sorted(f for f in fusing if f.split(".")[0] not in allowed)
+    assert not stray, stray
+    assert fusing, "no fused loop found: the check reads nothing"
 
 
 def test_the_extension_links_libm_by_name():

@@ -29,8 +29,9 @@ TARGET = os.path.join(HERE, "src", "titer_reduce_generated.h")
 # HALF_add / HALF_multiply reduce loops do.
 HALF_IN_FLOAT = {"add": "a + b", "multiply": "a * b"}
 # NumPy's reduce and accumulate loops multiply complex numbers with separate
-# products and sums (its contiguous elementwise loop fuses them: titer_cmul).
-UNFUSED_COMB = {("multiply", "F"): "titer_cmake(a.re * b.re - a.im * b.im, "
+# products and sums (its contiguous elementwise loop fuses them: titer_cmul);
+# the subtraction as titer_scalar.h's NOTE [no fused complex lanes].
+UNFUSED_COMB = {("multiply", "F"): "titer_cmake(a.re * b.re + a.im * titer_neg(b.im), "
                                    "a.re * b.im + a.im * b.re)"}
 UNFUSED_COMB[("multiply", "D")] = UNFUSED_COMB[("multiply", "F")]
 # Ops whose reduction value does not depend on the order of combination.

@@ -136,7 +136,23 @@ extern int titer_use_fma;
 /* |z|: titer_cabs_f / titer_cabs_d below (on the bits, after the bit casts) */
 #define titer_cabs(z) _Generic((z).re, float: titer_cabs_f, default: titer_cabs_d)((z).re, (z).im)
 
-/* Smith's division with NumPy's choices for a zero divisor. */
+/* NOTE [no fused complex lanes]: GCC vectorizes a complex formula with its
+ * real part in one lane and its imaginary part in the next.  Where one lane
+ * adds a product and the other subtracts one, GCC 12's SLP pattern matcher
+ * makes a vfmaddsub / vfmsubadd, a fused multiply-add, even under
+ * -ffp-contract=off (GCC 13 added the check), on every target with FMA: each
+ * AVX-512 build.  NumPy's divide and its reduce loops do not fuse there.  So
+ * those formulas write a subtraction a - b * c as the addition
+ * a + b * titer_neg(c), the factor negated on its bits, where the compiler
+ * cannot fold it back into a subtraction: the same value (b * -c is
+ * -(b * c), and a + -p is a - p in IEEE arithmetic), only additions in the
+ * lanes.  tests/test_dispatch.py disassembles every build to hold it. */
+#define titer_neg(x) _Generic((x),                                             \
+    float: titer_bits2f(titer_f2bits(x) ^ 0x80000000u),                        \
+    default: titer_bits2d(titer_d2bits(x) ^ 0x8000000000000000ull))
+
+/* Smith's division with NumPy's choices for a zero divisor (subtractions
+ * as NOTE [no fused complex lanes]). */
 #define titer_cdiv(x, y) ({                                                  \
     __typeof__(x) _q; __typeof__((x).re) _rat, _scl;                        \
     __typeof__((x).re) _ar = titer_fabs((y).re), _ai = titer_fabs((y).im);  \
@@ -147,13 +163,13 @@ extern int titer_use_fma;
             _rat = (y).im / (y).re;                                         \
             _scl = (__typeof__(_rat))1.0 / ((y).re + (y).im * _rat);        \
             _q.re = ((x).re + (x).im * _rat) * _scl;                        \
-            _q.im = ((x).im - (x).re * _rat) * _scl;                        \
+            _q.im = ((x).im + (x).re * titer_neg(_rat)) * _scl;             \
         }                                                                   \
     } else {                                                                \
         _rat = (y).re / (y).im;                                             \
         _scl = (__typeof__(_rat))1.0 / ((y).im + (y).re * _rat);            \
         _q.re = ((x).re * _rat + (x).im) * _scl;                            \
-        _q.im = ((x).im * _rat - (x).re) * _scl;                            \
+        _q.im = ((x).im * _rat + titer_neg((x).re)) * _scl;                 \
     }                                                                       \
     _q; })
 
@@ -487,17 +503,21 @@ TITER_INLINE CT titer_csign_##S(CT x) {                                      \
     return titer_cpack_##S(x.re / m, x.im / m);                              \
 }                                                                            \
 TITER_INLINE CT titer_cmulp_##S(CT a, CT b) {                                \
-    return titer_cpack_##S(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re); \
+    /* NOTE [no fused complex lanes] */                                       \
+    return titer_cpack_##S(a.re * b.re + a.im * titer_neg(b.im),             \
+                           a.re * b.im + a.im * b.re);                       \
 }                                                                            \
 TITER_INLINE CT titer_cdivp_##S(CT a, CT b) {                                \
     RT abr = fabs##F(b.re), abi = fabs##F(b.im), rat, scl;                   \
     if (abr >= abi) {                                                        \
         if (abr == 0 && abi == 0) return titer_cpack_##S(a.re / abr, a.im / abi); \
         rat = b.im / b.re; scl = (RT)1.0 / (b.re + b.im * rat);              \
-        return titer_cpack_##S((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl); \
+        return titer_cpack_##S((a.re + a.im * rat) * scl,                    \
+                               (a.im + a.re * titer_neg(rat)) * scl);        \
     }                                                                        \
     rat = b.re / b.im; scl = (RT)1.0 / (b.im + b.re * rat);                  \
-    return titer_cpack_##S((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl); \
+    return titer_cpack_##S((a.re * rat + a.im) * scl,                        \
+                           (a.im * rat + titer_neg(a.re)) * scl);            \
 }                                                                            \
 /* npy_cpow: exact small integer powers by squaring, cpow otherwise. */     \
 TITER_INLINE CT titer_cpow_##S(CT a, CT b) {                                 \

@@ -1,7 +1,7 @@
 /* x86-64-v4: AVX-512 F/BW/DQ/VL (Skylake-X and later, Zen 4), the compiler
  * target of the avx512 translation units, included before anything else.
- * Opt-in (TITER_ISA_BUILDS=avx2,avx512): AVX-512F brings FMA, and GCC 12
- * then fuses complex divide/multiply patterns even with -ffp-contract=off. */
+ * AVX-512F brings FMA, which GCC 12 fuses into some complex formulas even
+ * with -ffp-contract=off: titer_scalar.h's NOTE [no fused complex lanes]. */
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx2,bmi,bmi2,f16c,popcnt")
 #define TITER_ISA avx512
