@@ -496,6 +496,60 @@ def test_float16_fast_path_rounds_as_numpys_cast(name):
                     titer.elementwise(name, None, *block)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_frexp_and_modf_on_the_bits_are_numpys(dtype):
+    """The branch-free frexp and modf (titer_scalar.h) against NumPy's (libm's)
+    on float bit patterns (every 251st float32; float64 ones with every
+    exponent, subnormals, zeros, inf, NaN): the same bits in both outputs,
+    contiguous, strided, in place."""
+    if dtype == "float32":
+        x = np.arange(0, 2 ** 32, 251, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    else:
+        rng = np.random.default_rng(8)
+        x = rng.integers(0, 2 ** 64, 2 ** 20, dtype=np.uint64, endpoint=False).view(np.float64)
+        x = np.concatenate([x, [0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, -5e-324, 1.5,
+                                -3.0, 2.0 ** 52 + 0.5, -(2.0 ** 53)]])
+    for name in ("frexp", "modf"):
+        for sample in (x, x[::3]):
+            same_as_numpy(name, titer_call(name, None, sample), numpy_call(name, sample),
+                          "%s %s" % (name, dtype))
+        first = sample.copy()
+        titer.elementwise(name, (first, np.empty(first.shape, numpy_call(name, first)[1].dtype)),
+                          first)
+        same_as_numpy(name, first, numpy_call(name, sample)[0], name + " in place")
+
+
+@pytest.mark.parametrize("sig", ["fi->f", "fl->f", "di->d", "dl->d", "ei->e"])
+def test_ldexp_in_steps_is_numpys(sig):
+    """ldexp scaled in musl's steps (titer_scalar.h) against NumPy's, bits and
+    warnings: mantissas over the type's bit patterns (zeros, subnormals, huge,
+    inf, NaN) against every exponent where a step or the rounding changes,
+    and the integer type's extremes."""
+    x_char, n_char = sig[0], sig[1]
+    dtype, itype = np.dtype(x_char), np.dtype(n_char)
+    bits = {"e": 16, "f": 32, "d": 64}[x_char]
+    rng = np.random.default_rng(9)
+    x = rng.integers(0, 2 ** bits, 4096, dtype=np.uint64).astype(
+        np.dtype("u%d" % (bits // 8))).view(dtype)
+    x = np.concatenate([x, np.array([0.0, -0.0, 1.0, -1.5, np.inf, -np.inf, np.nan], dtype),
+                        np.array([np.finfo(dtype).smallest_subnormal, np.finfo(dtype).max,
+                                  np.finfo(dtype).tiny], dtype)])
+    info = np.iinfo(itype)
+    edges = [0, 1, -1, 2, 24, 25, 53, 54, 100, 102, 126, 127, 128, 149, 150, 254, 255, 256,
+             969, 1022, 1023, 1024, 1074, 1075, 1076, 2046, 2047, 2098, 2099, 5000,
+             info.max, info.max - 1]
+    ns = np.array(sorted({v for e in edges for v in (e, -e)} | {info.min}), dtype=np.int64)
+    ns = ns[(ns >= info.min) & (ns <= info.max)].astype(itype)
+    a, n = np.repeat(x, ns.size), np.tile(ns, x.size)
+    for mode in ("ignore", "warn"):
+        theirs = _fp_outcome(lambda: np.ldexp(a, n), mode)
+        ours = _fp_outcome(lambda: titer.elementwise("ldexp", None, a, n), mode)
+        assert ours == theirs, (sig, ours, theirs)
+    same_as_numpy("ldexp", titer_call("ldexp", None, a, n), numpy_call("ldexp", a, n), sig)
+    same_as_numpy("ldexp", titer_call("ldexp", None, a[::7], n[::7]),
+                  numpy_call("ldexp", a[::7], n[::7]), sig + " strided")
+
+
 def test_complex_abs_values_and_no_flag_from_inf_nan():
     """|z| on complex64/complex128 with every special value (inf and nan
     parts, zeros, huge and tiny parts): NumPy's values, and inf and nan parts

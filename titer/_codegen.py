@@ -64,7 +64,7 @@ def masked_loop_name(op, sig):
 # -ftrapping-math (with it, one scalar roundss per element: 0.3x NumPy's
 # speed); the vector forms raise nothing but 'inexact', which neither NumPy
 # nor titer reports
-_NO_TRAPPING_MATH = {"floor", "ceil", "trunc"}
+_NO_TRAPPING_MATH = {"floor", "ceil", "trunc", "modf"}
 
 
 def no_trapping_math(op, sig):
@@ -140,9 +140,11 @@ _SPLIT_BITS = {"f": ("float, uint32_t, titer_f2bits, titer_bits2f", "0x3f800000u
 # their loops are built with FMA enabled, so it is one instruction
 _FUSED_CALLS = ("titer_muladd(", "titer_cmul(", "titer_cabs(")
 # fast functions that need a fused multiply-add in hardware to be fast
-# (titer_scalar.h: exact a - n b)
+# (titer_scalar.h: exact a - n b; titer_poly_fma in the polynomials of the
+# exp kernel and its users)
 _FMA_FAST = {"titer_fast_fmod", "titer_fast_remainder", "titer_fast_floor_divide",
-             "titer_fast_divmod"}
+             "titer_fast_divmod", "titer_fast_exp", "titer_fast_expm1f", "titer_fast_sinhf",
+             "titer_fast_coshf", "titer_fast_powerf"}
 
 
 def float_fast_twin(op, sig):

@@ -308,11 +308,11 @@ OPS += [
         "int": "titer_idivmod(a, b, o1)", "float": "titer_divmod(a, b, o1)"},
        (), "(a // b, a % b)", None, False, _fast("divmod")),
     Op("modf", 1, 2, [c + "->" + c * 2 for c in FLOATING], {
-        "float": "titer_m2(modf, a, o1)"}, (), "(fractional part, integral part)"),
+        "float": "titer_modf(a, o1)"}, (), "(fractional part, integral part)"),
     Op("frexp", 1, 2, [c + "->" + c + "i" for c in FLOATING], {
-        "float": "titer_m2(frexp, a, o1)"}, (), "(mantissa, exponent)"),
+        "float": "titer_frexp(a, o1)"}, (), "(mantissa, exponent)"),
     Op("ldexp", 2, 1, [c + e + "->" + c for c in FLOATING for e in "il"], {
-        "float": "titer_m2(ldexp, a, titer_clamp_int(b))"}, (), "a * 2**b"),
+        "float": "titer_ldexp(a, titer_clamp_int(b))"}, (), "a * 2**b"),
     # -- integers and bits --
     Op("gcd", 2, 1, same(INTS), {"int": "titer_igcd(a, b)"}, (), "greatest common divisor", 0),
     Op("lcm", 2, 1, same(INTS), {"int": "titer_ilcm(a, b)"}, (), "least common multiple"),

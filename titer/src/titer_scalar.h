@@ -588,6 +588,61 @@ TITER_FAST_INLINE double titer_blend_d(int use_x, double x, double y) {
     return titer_bits2d(titer_pick_d(0 - (uint64_t)use_x, titer_d2bits(x), titer_d2bits(y)));
 }
 
+/* ldexp, frexp and modf on the bits, branch-free so their loops vectorize
+ * (libm's are calls; NumPy's AVX-512 loops are vector code); the values are
+ * libm's, as are the flags:
+ * - ldexp(x, n) scales in steps as musl's scalbn does: by 2^EMAX up to
+ *   twice while n > EMAX, by a DOWN that keeps the result normal up to twice
+ *   while n < EMIN, then once by 2^n: only that last product rounds (its
+ *   overflow / underflow are libm's), every other is exact;
+ * - frexp(x): a subnormal is scaled to a normal first (exact); zero, inf and
+ *   NaN give x and exponent 0;
+ * - modf(x): x - trunc(x) is exact; the sign of x on the fraction (-0 for a
+ *   negative integer), 0 for an infinite x (the subtraction sees 0 - 0). */
+#define TITER_EXPONENT_DEFS(S, T, UI, TOBITS, FROMBITS, TRUNC, MANT, BIAS, DOWN, DOWN_STEP) \
+TITER_FAST_INLINE T titer_ldexp_##S(T x, int n) {                               \
+    const int32_t emax = BIAS, emin = 1 - BIAS;                               \
+    int32_t k = n;                                                           \
+    for (int step = 0; step < 2; step++) {          /* unrolled; no branch */ \
+        int32_t up = k > emax;                                               \
+        x = x * titer_blend_##S(up, FROMBITS((UI)(2 * BIAS) << MANT), (T)1); \
+        k -= emax & -up;                                                     \
+    }                                                                        \
+    for (int step = 0; step < 2; step++) {                                   \
+        int32_t down = k < emin;                                             \
+        x = x * titer_blend_##S(down, (T)(DOWN), (T)1);                      \
+        k += (DOWN_STEP) & -down;                                            \
+    }                                                                        \
+    k = k > emax ? emax : k < emin ? emin : k;                               \
+    return x * FROMBITS((UI)(k + BIAS) << MANT);                             \
+}                                                                            \
+TITER_FAST_INLINE T titer_frexp_##S(T x, int *exponent) {                     \
+    const UI sign = (UI)1 << (sizeof(UI) * 8 - 1), field = ((UI)2 * BIAS + 1) << MANT; \
+    UI a = TOBITS(x) & ~sign;                                                \
+    int32_t tiny = a < ((UI)1 << MANT);                     /* subnormal, 0 */ \
+    UI u = TOBITS(x * titer_blend_##S(tiny, FROMBITS((UI)(BIAS + MANT + 2) << MANT), (T)1)); \
+    int32_t e = (int32_t)((u & field) >> MANT) - (BIAS - 1) - ((MANT + 2) & -tiny); \
+    UI special = (UI)0 - (UI)((a == 0) | (a >= field));                       \
+    *exponent = e & ~(int32_t)special;                                       \
+    return FROMBITS(TITER_PICK_BITS(special, TOBITS(x),                       \
+                                    (u & ~field) | ((UI)(BIAS - 1) << MANT))); \
+}                                                                            \
+TITER_FAST_INLINE T titer_modf_##S(T x, T *integral) {                        \
+    const UI sign = (UI)1 << (sizeof(UI) * 8 - 1), field = ((UI)2 * BIAS + 1) << MANT; \
+    T t = TRUNC(x);                                                          \
+    UI finite = (UI)0 - (UI)((TOBITS(x) & ~sign) != field);   /* not +-inf */ \
+    T fraction = FROMBITS(TOBITS(x) & finite) - FROMBITS(TOBITS(t) & finite); \
+    *integral = t;                                                           \
+    return FROMBITS((TOBITS(fraction) & ~sign) | (TOBITS(x) & sign));        \
+}
+TITER_EXPONENT_DEFS(f, float, uint32_t, titer_f2bits, titer_bits2f, truncf, 23, 127,
+                    0x1p-102f, 102)
+TITER_EXPONENT_DEFS(d, double, uint64_t, titer_d2bits, titer_bits2d, trunc, 52, 1023,
+                    0x1p-969, 969)
+#define titer_ldexp(x, n) _Generic((x), float: titer_ldexp_f, default: titer_ldexp_d)((x), (n))
+#define titer_frexp(x, e) _Generic((x), float: titer_frexp_f, default: titer_frexp_d)((x), (e))
+#define titer_modf(x, i) _Generic((x), float: titer_modf_f, default: titer_modf_d)((x), (i))
+
 /* |z| as NumPy's SIMD loop computes it: larger * sqrt(1 + ratio^2), with
  * inf winning over nan (a positive quiet nan).  On the bits, so the loops
  * vectorize and raise nothing: integer compares order the magnitudes, inf
@@ -738,12 +793,25 @@ TITER_FAST_INLINE float titer_sincosf_quadrant(float x, uint64_t shift) {   /* s
 TITER_FAST_INLINE float titer_fast_sinf(float x) { return titer_sincosf_quadrant(x, 0); }
 TITER_FAST_INLINE float titer_fast_cosf(float x) { return titer_sincosf_quadrant(x, 1); }
 
-/* float64 exp: FreeBSD's e_exp.c without its branches: k = rint(x / ln 2),
- * r = hi - lo with ln 2 in two parts (k * head exact), then the rational
- * form 1 - ((lo - r c / (2 - c)) - hi) and a scale by 2^k built on the bits
- * (k from the rounding constant's sum).  Within 1 ULP of glibc's exp on 2e8
- * random |x| in [2^-28, 708) (93% the same bits); the range keeps r * r
- * from underflowing and the result normal. */
+/* a * b + c in the vectorized kernels' polynomials: one rounding in the
+ * instruction-set units, whose loops calling them are built with FMA
+ * (TITER_FAST_FMA, _codegen._FMA_FAST), two in the baseline build; each
+ * kernel's bound holds for both. */
+#ifdef TITER_ISA
+#define titer_poly_fma(a, b, c) __builtin_fma((a), (b), (c))
+#else
+#define titer_poly_fma(a, b, c) ((a) * (b) + (c))
+#endif
+
+/* float64 exp, division-free: x = k ln2 + r with k = rint(x / ln2) (the
+ * rounding constant's sum holds k in its low bits), ln2 in a 32-bit head
+ * (k head and x - k head exact) and a tail, r = t - u rounded and its error
+ * rlo kept (|r| <= ln2/2); e^x = 2^k (1 + r + r^2 q + rlo) with q by the
+ * Taylor series of e^r to r^13 (the next term is below 2^-57) in Horner's
+ * form, 1 + r split exactly into a double and its error, so that one
+ * product-sum rounds the result; 2^k built on the bits.  Within 0.6 ULP
+ * of the correctly rounded result with FMA (the avx2 and avx512 builds),
+ * 1 ULP without.  The range keeps the result normal. */
 TITER_FAST_INLINE int titer_fast_exp_ok(double x) {
     return (titer_d2bits(x) & 0x7fffffffffffffffull) - 0x3e30000000000000ull
            < 0x4086200000000000ull - 0x3e30000000000000ull;       /* 2^-28 <= |x| < 708 */
@@ -751,15 +819,24 @@ TITER_FAST_INLINE int titer_fast_exp_ok(double x) {
 TITER_FAST_INLINE double titer_fast_exp(double x) {
     double big = x * 1.44269504088896338700e+00 + 6755399441055744.0;     /* 1.5 * 2^52 */
     double k = big - 6755399441055744.0;
-    double hi = x - k * 6.93147180369123816490e-01;
-    double lo = k * 1.90821492927058770002e-10;
-    double r = hi - lo;
-    double t = r * r;
-    double c = r - t * (1.66666666666666019037e-01 + t * (-2.77777777770155933842e-03
-               + t * (6.61375632143793436117e-05 + t * (-1.65339022054652515390e-06
-               + t * 4.13813679705723846039e-08))));
-    double y = 1.0 - ((lo - (r * c) / (2.0 - c)) - hi);
-    return y * titer_bits2d((titer_d2bits(big) + 1023) << 52);
+    double t = x - k * 6.93147180369123816490e-01;              /* exact */
+    double u = k * 1.90821492927058770002e-10;
+    double r = t - u, rlo = (t - r) - u;
+    double q = 0x1.6124613a86d09p-33;                           /* 1/13! ... 1/2! */
+    q = titer_poly_fma(q, r, 0x1.1eed8eff8d898p-29);
+    q = titer_poly_fma(q, r, 0x1.ae64567f544e4p-26);
+    q = titer_poly_fma(q, r, 0x1.27e4fb7789f5cp-22);
+    q = titer_poly_fma(q, r, 0x1.71de3a556c734p-19);
+    q = titer_poly_fma(q, r, 0x1.a01a01a01a01ap-16);
+    q = titer_poly_fma(q, r, 0x1.a01a01a01a01ap-13);
+    q = titer_poly_fma(q, r, 0x1.6c16c16c16c17p-10);
+    q = titer_poly_fma(q, r, 0x1.1111111111111p-7);
+    q = titer_poly_fma(q, r, 0x1.5555555555555p-5);
+    q = titer_poly_fma(q, r, 0x1.5555555555555p-3);
+    q = titer_poly_fma(q, r, 0.5);
+    double one_r = 1.0 + r, one_r_err = (1.0 - one_r) + r;     /* exact split */
+    double scale = titer_bits2d((titer_d2bits(big) + 1023) << 52);
+    return titer_poly_fma(scale, one_r, scale * titer_poly_fma(q, r * r, one_r_err + rlo));
 }
 
 /* float64 log: FreeBSD's e_log.c without its branches: x = 2^k (1 + f)
