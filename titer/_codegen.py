@@ -144,7 +144,8 @@ _FUSED_CALLS = ("titer_muladd(", "titer_cmul(", "titer_cabs(")
 # exp kernel and its users)
 _FMA_FAST = {"titer_fast_fmod", "titer_fast_remainder", "titer_fast_floor_divide",
              "titer_fast_divmod", "titer_fast_exp", "titer_fast_expm1f", "titer_fast_sinhf",
-             "titer_fast_coshf", "titer_fast_powerf"}
+             "titer_fast_coshf", "titer_fast_powerf", "titer_fast_expf", "titer_fast_exp2f",
+             "titer_fast_tanhf"}
 
 
 def float_fast_twin(op, sig):
@@ -258,24 +259,42 @@ def cast_expr(src, dst):
     return "(%s)(%s)" % (ops.C_TYPE[dst], real)
 
 
+def _cast_attrs(src, dst):
+    """Floats to unsigned integers: built without AVX-512 (NOTE [undefined
+    conversions] in titer_loops.h)."""
+    if ops.kind_of(src) in ("float", "complex") and ops.kind_of(dst) == "uint":
+        return "TITER_NO_AVX512_CONVERT "
+    return ""
+
+
 def emit_casts():
     out = []
     chars = ops.TYPECHARS
     for s in chars:
         for d in chars:
-            # NOTE [undefined conversions] in titer_loops.h
-            attrs = ("TITER_NO_AVX512_CONVERT " if ops.kind_of(s) in ("float", "complex")
-                     and ops.kind_of(d) == "uint" else "")
             out.append("%sstatic void titer_cast_%s_%s(const char *src, int64_t src_stride,"
                        " char *dst, int64_t dst_stride, int64_t n) {\n"
                        "    TITER_CAST_LOOP(%s, %s, %s)\n}"
-                       % (attrs, _cname(s), _cname(d), ops.C_TYPE[s], ops.C_TYPE[d],
-                          cast_expr(s, d)))
+                       % (_cast_attrs(s, d), _cname(s), _cname(d), ops.C_TYPE[s],
+                          ops.C_TYPE[d], cast_expr(s, d)))
     rows = []
     for s in chars:
         rows.append("    {" + ", ".join("titer_cast_%s_%s" % (_cname(s), _cname(d))
                                         for d in chars) + "}")
     out.append("static const titer_cast_fn titer_cast_table[%d][%d] = {\n%s\n};"
+               % (len(chars), len(chars), ",\n".join(rows)))
+    # the casts as 1-d loops (out, in): a copy whose only conversion is its
+    # source's runs one, writing the destination directly (copy_into)
+    for s in chars:
+        for d in chars:
+            # (the same target as the cast: inlined, it takes the caller's)
+            out.append("%sstatic void titer_castloop_%s_%s(char **data, const int64_t *strides, "
+                       "int64_t n) {\n    titer_cast_%s_%s(data[1], strides[1], data[0], "
+                       "strides[0], n);\n}" % (_cast_attrs(s, d), _cname(s), _cname(d),
+                                               _cname(s), _cname(d)))
+    rows = ["    {" + ", ".join("titer_castloop_%s_%s" % (_cname(s), _cname(d)) for d in chars)
+            + "}" for s in chars]
+    out.append("static const titer_loop1d titer_cast_loop_table[%d][%d] = {\n%s\n};"
                % (len(chars), len(chars), ",\n".join(rows)))
     return out
 

@@ -52,6 +52,7 @@ cdef extern from *:
     const titer_kit_entry *titer_kits_avx2(int *count);
     const titer_loop_entry *titer_loops_avx2(int *count);
     const titer_cast_fn *titer_casts_avx2(void);
+    const titer_loop1d *titer_cast_loops_avx2(void);
     const titer_loop1d *titer_copies_avx2(void);
     const titer_loop1d *titer_masked_avx2(void);
     #endif
@@ -59,6 +60,7 @@ cdef extern from *:
     const titer_kit_entry *titer_kits_avx512(int *count);
     const titer_loop_entry *titer_loops_avx512(int *count);
     const titer_cast_fn *titer_casts_avx512(void);
+    const titer_loop1d *titer_cast_loops_avx512(void);
     const titer_loop1d *titer_copies_avx512(void);
     const titer_loop1d *titer_masked_avx512(void);
     #endif
@@ -115,6 +117,15 @@ cdef extern from *:
     #endif
         return &titer_cast_table[0][0];
     }
+    static const titer_loop1d *titer_isa_cast_loops(int level) {
+    #ifdef TITER_HAVE_AVX2_TABLES
+        if (level == 1) return titer_cast_loops_avx2();
+    #endif
+    #ifdef TITER_HAVE_AVX512_TABLES
+        if (level == 2) return titer_cast_loops_avx512();
+    #endif
+        return &titer_cast_loop_table[0][0];
+    }
     static const titer_loop1d *titer_isa_copies(int level) {
     #ifdef TITER_HAVE_AVX2_TABLES
         if (level == 1) return titer_copies_avx2();
@@ -158,6 +169,7 @@ cdef extern from *:
     int titer_isa_supported(int level)
     const titer_loop_entry *titer_isa_loops(int level, int *count)
     const titer_cast_fn *titer_isa_casts(int level)
+    const titer_loop1d *titer_isa_cast_loops(int level)
     const titer_loop1d *titer_isa_copies(int level)
     const titer_loop1d *titer_isa_masked(int level)
 
@@ -191,7 +203,9 @@ def _choose_isa_level():
 cdef int _isa_level = _choose_isa_level()
 cdef const titer_cast_fn (*CAST_TABLE)[NUM_TYPES]
 cdef const titer_loop1d *COPY_TABLE
+cdef const titer_loop1d (*CAST_LOOP_TABLE)[NUM_TYPES]
 CAST_TABLE = <const titer_cast_fn (*)[NUM_TYPES]>titer_isa_casts(_isa_level)
+CAST_LOOP_TABLE = <const titer_loop1d (*)[NUM_TYPES]>titer_isa_cast_loops(_isa_level)
 COPY_TABLE = titer_isa_copies(_isa_level)
 
 

@@ -387,4 +387,20 @@ cdef int copy_into(object dst, object src) except -1:
     st.out_dtypes = [dst.dtype]
     build_plan(&plan, st, &flags, 1)
     plan.loop = COPY_TABLE[plan.op[0].loop_dtype]
+    cast_straight_into_destination(&plan)
     return run_plan(&plan)
+
+
+cdef void cast_straight_into_destination(Plan *p) noexcept:
+    """A copy whose only conversion is its source's (not staged, into a plain
+    destination) runs the cast itself as the loop: the destination is
+    written directly instead of from a cast buffer by the identity loop."""
+    cdef Operand *dst = &p.op[0]
+    cdef Operand *src = &p.op[1]
+    if src.cast == NULL or src.staged or dst.cast != NULL or dst.staged:
+        return
+    p.loop = CAST_LOOP_TABLE[src.dtype][dst.dtype]
+    src.cast = NULL
+    src.loop_dtype = src.dtype
+    src.loop_itemsize = src.itemsize
+    p.buffered = False

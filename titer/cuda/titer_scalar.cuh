@@ -27,7 +27,7 @@
    titer_half_nextafter titer_half_spacing titer_clip_half
    titer_ifloordiv titer_iremainder titer_ifmod titer_igcd titer_ilcm
    titer_lshift titer_rshift titer_popcount titer_ireciprocal titer_clip_int
-   titer_divmod titer_idivmod modf frexp titer_select
+   titer_divmod titer_idivmod modf frexp titer_modf titer_frexp titer_ldexp titer_select
    titer_ipow titer_clip_complex titer_cfn titer_cfn2 titer_creciprocal titer_csign
    titer_csqrt titer_cexp titer_clog titer_csin titer_ccos titer_ctan titer_csinh
    titer_ccosh titer_ctanh titer_cexp2 titer_clog2 titer_clog10 titer_cexpm1
@@ -292,6 +292,11 @@ TITER_MIXED_CMP(greater_equal, >=)
 #define titer_m1(fn, x) (fn(x))
 #define titer_m2(fn, x, y) (fn((x), (y)))
 #define titer_clamp_int(e) ((int)((e) > TITER_INT_MAX ? TITER_INT_MAX : (e) < TITER_INT_MIN ? TITER_INT_MIN : (e)))
+/* the CPU's branch-free modf / frexp / ldexp (titer_scalar.h) give libm's
+ * values: here libm's own device functions */
+#define titer_modf(x, i) (modf((x), (i)))
+#define titer_frexp(x, e) (frexp((x), (e)))
+#define titer_ldexp(x, n) (ldexp((x), (n)))
 
 template <class T> TITER_DEV T titer_divmod(T a, T b, T *modulus) {
     T mod = fmod(a, b), div, floordiv;

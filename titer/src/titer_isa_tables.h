@@ -17,6 +17,10 @@ const titer_cast_fn *TITER_CAT(titer_casts_, TITER_ISA)(void) {
     return &titer_cast_table[0][0];
 }
 
+const titer_loop1d *TITER_CAT(titer_cast_loops_, TITER_ISA)(void) {
+    return &titer_cast_loop_table[0][0];
+}
+
 const titer_loop1d *TITER_CAT(titer_copies_, TITER_ISA)(void) {
     return titer_copy_table;
 }

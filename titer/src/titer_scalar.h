@@ -673,16 +673,26 @@ TITER_FAST_INLINE double titer_quadrant_pick(double s, double c, uint64_t n) {
     return titer_bits2d(((titer_d2bits(c) & odd) | (titer_d2bits(s) & ~odd)) ^ ((n & 2) << 62));
 }
 
+/* a * b + c in the vectorized kernels' polynomials: one rounding in the
+ * instruction-set units, whose loops calling them are built with FMA
+ * (TITER_FAST_FMA, _codegen._FMA_FAST), two in the baseline build; each
+ * kernel's bound holds for both. */
+#ifdef TITER_ISA
+#define titer_poly_fma(a, b, c) _Generic((a), float: __builtin_fmaf, default: __builtin_fma)((a), (b), (c))
+#else
+#define titer_poly_fma(a, b, c) ((a) * (b) + (c))
+#endif
+
 /* e^r * 2^n for |r| <= ln2 / 2 and an integral n with 2^n normal (Cephes'
  * expf polynomial): the body of the exp and exp2 paths */
 TITER_FAST_INLINE float titer_expf_scaled(float r, float n) {
     float p = 1.9875691500E-4f;
-    p = p * r + 1.3981999507E-3f;
-    p = p * r + 8.3334519073E-3f;
-    p = p * r + 4.1665795894E-2f;
-    p = p * r + 1.6666665459E-1f;
-    p = p * r + 5.0000001201E-1f;
-    p = p * (r * r) + r + 1.0f;
+    p = titer_poly_fma(p, r, 1.3981999507E-3f);
+    p = titer_poly_fma(p, r, 8.3334519073E-3f);
+    p = titer_poly_fma(p, r, 4.1665795894E-2f);
+    p = titer_poly_fma(p, r, 1.6666665459E-1f);
+    p = titer_poly_fma(p, r, 5.0000001201E-1f);
+    p = titer_poly_fma(p, r * r, r) + 1.0f;
     return p * titer_bits2f((uint32_t)(((int32_t)n + 127) << 23));
 }
 
@@ -792,16 +802,6 @@ TITER_FAST_INLINE float titer_sincosf_quadrant(float x, uint64_t shift) {   /* s
 #define titer_fast_cosf_ok titer_fast_sincosf_ok
 TITER_FAST_INLINE float titer_fast_sinf(float x) { return titer_sincosf_quadrant(x, 0); }
 TITER_FAST_INLINE float titer_fast_cosf(float x) { return titer_sincosf_quadrant(x, 1); }
-
-/* a * b + c in the vectorized kernels' polynomials: one rounding in the
- * instruction-set units, whose loops calling them are built with FMA
- * (TITER_FAST_FMA, _codegen._FMA_FAST), two in the baseline build; each
- * kernel's bound holds for both. */
-#ifdef TITER_ISA
-#define titer_poly_fma(a, b, c) __builtin_fma((a), (b), (c))
-#else
-#define titer_poly_fma(a, b, c) ((a) * (b) + (c))
-#endif
 
 /* float64 exp, division-free: x = k ln2 + r with k = rint(x / ln2) (the
  * rounding constant's sum holds k in its low bits), ln2 in a 32-bit head
