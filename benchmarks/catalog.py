@@ -2,14 +2,15 @@
 machine's best instruction-set level and with AVX-512 disabled on both sides
 (issue 24).
 
-    python benchmarks/catalog.py --markdown catalog.md --json catalog.json --plot catalog.png
+    python benchmarks/catalog.py --markdown benchmarks/catalog.md --plot benchmarks/catalog.png
 
 Each level runs in a child process: NumPy reads NPY_DISABLE_CPU_FEATURES and
 titer TITER_CPU_DISPATCH at import.  Per signature: every operand of the
 signature's dtype, 2^20 elements (in each op's domain), ``out=`` given to
 both libraries (``where``: both allocate, as np.where has no out=), NumPy,
-titer on 1 thread and titer on 2 threads timed in alternating rounds, each
-the best of its rounds.  Casts (``titer.copy`` against ``np.copyto``)
+titer on 1 thread and titer on 2 threads timed in alternating rounds (three
+calls in a row each, the first warming the caches), each the best of its
+calls.  Casts (``titer.copy`` against ``np.copyto``)
 between every pair of dtypes come after the ops.  Ratios are NumPy's time /
 titer's: above 1, titer is faster.  NumPy runs on one thread throughout."""
 import argparse
@@ -43,14 +44,18 @@ def _operand(rng, char, n, op_name):
     return rng.uniform(lo, hi, n).astype(dtype)
 
 
-def _best_rounds(calls, rounds):
-    """Each call timed once per round, in turn; the best time of each."""
+def _best_rounds(calls, rounds, repeat=3):
+    """Each call timed `repeat` times in a row per round (the first warms the
+    caches for it: a 2^20-element operand fits in L2, and the contestant
+    before leaves it in another core's), the calls in turn, so a burst on a
+    shared machine hits all alike; the best time of each."""
     best = [math.inf] * len(calls)
     for _ in range(rounds):
         for k, call in enumerate(calls):
-            start = time.perf_counter()
-            call()
-            best[k] = min(best[k], time.perf_counter() - start)
+            for _ in range(repeat):
+                start = time.perf_counter()
+                call()
+                best[k] = min(best[k], time.perf_counter() - start)
     return best
 
 
@@ -174,8 +179,9 @@ def machine_text():
 
 def summary_lines(result):
     lines = ["| level | kind | signatures | 1 thread: median x NumPy | geomean | "
-             "below %.1fx | 2 threads: median | geomean | below %.1fx |" % (TARGET_1T, TARGET_2T),
-             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+             "below %.1fx | below 0.9x | 2 threads: median | geomean | below %.1fx |"
+             % (TARGET_1T, TARGET_2T),
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for level in result["levels"]:
         for kind in ("op", "cast"):
             rows = [r for r in level["rows"] if r["kind"] == kind]
@@ -183,25 +189,35 @@ def summary_lines(result):
                 continue
             one = sorted(_ratio(r, "titer_1t") for r in rows)
             two = sorted(_ratio(r, "titer_2t") for r in rows)
-            lines.append("| %s | %s | %d | %.2f | %.2f | %d | %.2f | %.2f | %d |" % (
+            lines.append("| %s | %s | %d | %.2f | %.2f | %d | %d | %.2f | %.2f | %d |" % (
                 level["info"]["level"], kind, len(rows), one[len(one) // 2], _geomean(one),
-                sum(v < TARGET_1T for v in one), two[len(two) // 2], _geomean(two),
-                sum(v < TARGET_2T for v in two)))
+                sum(v < TARGET_1T for v in one), sum(v < 0.9 for v in one),
+                two[len(two) // 2], _geomean(two), sum(v < TARGET_2T for v in two)))
     return lines
 
 
-def below_target_lines(result):
+# a signature "behind": below these, clear of run-to-run noise (memory-bound
+# loops sit at 0.9-1.1x on one thread: both libraries at the bandwidth)
+BEHIND_1T, BEHIND_2T = 0.9, 1.6
+
+
+def below_target_lines(result, one=BEHIND_1T, two=BEHIND_2T):
     lines = ["| level | signature | NumPy ms | titer 1T ms | 1T x NumPy | titer 2T ms | 2T x NumPy |",
              "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
     for level in result["levels"]:
-        rows = [r for r in level["rows"] if _ratio(r, "titer_1t") < TARGET_1T
-                or _ratio(r, "titer_2t") < TARGET_2T]
+        rows = [r for r in level["rows"] if _ratio(r, "titer_1t") < one
+                or _ratio(r, "titer_2t") < two]
         for r in sorted(rows, key=lambda r: _ratio(r, "titer_1t")):
             lines.append("| %s | %s %s | %.3f | %.3f | %.2f | %.3f | %.2f |" % (
                 level["info"]["level"], r["name"], r["sig"], r["numpy"] * 1e3,
                 r["titer_1t"] * 1e3, _ratio(r, "titer_1t"), r["titer_2t"] * 1e3,
                 _ratio(r, "titer_2t")))
     return lines
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
 
 
 def markdown(result):
@@ -212,9 +228,26 @@ def markdown(result):
                                "%(level)s (titer %(titer_level)s, NumPy AVX-512 %(numpy_avx512)s, "
                                "libmvec %(vector_libm)s)" % lv["info"] for lv in result["levels"])),
            ""] + summary_lines(result) + [
-           "", "Signatures below %.1fx on one thread or %.1fx on two:" % (TARGET_1T, TARGET_2T),
-           ""] + below_target_lines(result)
+           "", "Behind NumPy (below %.1fx on one thread or %.1fx on two):" % (BEHIND_1T, BEHIND_2T),
+           ""] + below_target_lines(result) + ["", "Every signature:", ""] + every_row_lines(result)
     return "\n".join(out) + "\n"
+
+
+def every_row_lines(result):
+    levels = result["levels"]
+    lines = ["| signature | " + " | ".join("%s: NumPy ms | 1T x | 2T x" % lv["info"]["level"]
+                                          for lv in levels) + " |",
+             "| --- |" + " ---: | ---: | ---: |" * len(levels)]
+    keyed = [{(r["name"], r["sig"]): r for r in lv["rows"]} for lv in levels]
+    for r in levels[0]["rows"]:
+        key = (r["name"], r["sig"])
+        cells = []
+        for rows in keyed:
+            other = rows.get(key)
+            cells += (["%.3f" % (other["numpy"] * 1e3), "%.2f" % _ratio(other, "titer_1t"),
+                       "%.2f" % _ratio(other, "titer_2t")] if other else ["-"] * 3)
+        lines.append("| %s %s | %s |" % (key[0], key[1], " | ".join(cells)))
+    return lines
 
 
 def plot(result, path):
@@ -249,11 +282,12 @@ def main():
     parser.add_argument("--json")
     parser.add_argument("--markdown")
     parser.add_argument("--plot")
+    parser.add_argument("--from-json", help="redo the tables and plot of a saved --json run")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         return child(args)
-    result = {"machine": machine_text(), "date": time.strftime("%Y-%m-%d"),
+    result = load(args.from_json) if args.from_json else {"machine": machine_text(), "date": time.strftime("%Y-%m-%d"),
               "command": "python benchmarks/catalog.py " + " ".join(sys.argv[1:]),
               "size": args.size, "rounds": args.rounds,
               "levels": [run_level(level, args) for level in args.levels.split(",")]}
