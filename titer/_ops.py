@@ -157,6 +157,7 @@ _FAST_PATHS.update({name: {"f->f": name + "f"} for name in (
 # ULP where the result nears zero, and a double one would not give its answers)
 _FAST_PATHS.update({name: {"ff->f": name + "f"} for name in ("hypot", "arctan2", "power")})
 _FAST_PATHS["hypot"]["dd->d"] = "hypot"
+_FAST_PATHS["expm1"]["d->d"] = "expm1"
 # exact: NumPy's bits (fmod by a quotient in double, then npy_divmodf's steps)
 _FAST_PATHS.update({name: {"ff->f": name + "f", "dd->d": name} for name in (
     "fmod", "remainder", "floor_divide")})
