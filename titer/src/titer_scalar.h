@@ -881,8 +881,9 @@ TITER_FAST_INLINE double titer_fast_expm1(double x) {
  * s = sqrt(z), s's rounding error ds = (z - s^2) / 2s kept (the residual
  * exact with FMA; the quotient in float, ds being 2^-53 of s), so
  * asin(s) = s + (ds + s z P(z)), and pi/2 in a head and a tail.  P is a
- * degree-11 least-squares fit of (asin(a) - a) / a^3 in z on [0, 1/4]
- * (relative error below 2^-55 for asin).  Within 1.6 ULP of the correctly
+ * degree-11 least-squares fit (tools/fit_asin.py) of (asin(a) - a) / a^3
+ * in z on [0, 1/4] (relative error below 2^-55 for asin).  Within 1.6 ULP
+ * of the correctly
  * rounded result with FMA, 1.8 without (near |x| = 0.84, where pi/2 - 2s
  * rounds).  Range: 2^-26 <= |x| < 1. */
 TITER_FAST_INLINE int titer_fast_arcsin_ok(double x) {
