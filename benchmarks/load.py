@@ -226,15 +226,29 @@ def ratios(rows):
     return out
 
 
-def compare(before_file, after_file):
-    with open(before_file) as f:
-        before = ratios(json.load(f))
-    with open(after_file) as f:
-        after = ratios(json.load(f))
-    lines = ["| condition | case | before | after |", "| --- | --- | ---: | ---: |"]
-    for key in after:
-        if key in before:
-            lines.append("| %s | %s | %.2f | %.2f |" % (key[0], key[1], before[key], after[key]))
+def target(key):
+    """The issue's target for a (condition, case) ratio, as text."""
+    condition, case = key
+    if case.endswith("(calls/s)"):
+        return ">= 0.90" if not case.startswith("callers 1 ") else "-"
+    if condition == "idle":
+        return "<= 0.60" if case.endswith("2^24") else "no slower"
+    return "<= 1.10" if case.endswith("2^24") else "<= 1.50" if case.endswith("p90") else "-"
+
+
+def compare(files):
+    """The runs' ratios side by side, one column per JSON file of --json."""
+    runs = []
+    for name in files:
+        with open(name) as f:
+            runs.append(ratios(json.load(f)))
+    names = [os.path.splitext(os.path.basename(name))[0] for name in files]
+    lines = ["| condition | case | target | %s |" % " | ".join(names),
+             "| --- | --- | --- |%s" % (" ---: |" * len(files))]
+    for key in runs[-1]:
+        if all(key in run for run in runs) and target(key) != "-":
+            lines.append("| %s | %s | %s | %s |" % (key[0], key[1], target(key), " | ".join(
+                "%.2f" % run[key] for run in runs)))
     return "\n".join(lines)
 
 
@@ -242,11 +256,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
     parser.add_argument("--json", help="write the raw numbers here")
-    parser.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"),
-                        help="print two runs' ratios side by side (JSON files of --json)")
+    parser.add_argument("--compare", nargs="+", metavar="RUN",
+                        help="print runs' ratios side by side (JSON files of --json)")
     args = parser.parse_args()
     if args.compare:
-        print(compare(*args.compare))
+        print(compare(args.compare))
         return
     rows = run(args.quick)
     print("Machine: %s, %d usable cores; titer %s, NumPy %s, Python %s; %s" % (

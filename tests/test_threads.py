@@ -158,6 +158,48 @@ def test_a_hold_runs_calls_on_one_thread_until_it_ends(teams):
 
 
 @needs_openmp
+def test_a_loss_that_does_not_come_back_holds_briefly(teams):
+    """The first losing call in a while holds the threads 50 ms, not 16x its
+    time (a quiet machine's first write to fresh memory can lose once); a
+    loss that comes back right after the hold holds 16x the call (at most
+    1 s); a call that pays shortens the next hold."""
+    teams._configure_teams(cores=2, hold=True)
+    # 90 ms where the quicker thread's pace (6 ms a piece, 8 pieces) says 48:
+    # 42 ms lost, more than the 20 ms credit
+    slow = (90.0, [(36.0, 6), (59.0, 2)])
+    teams._judge_team(*slow)
+    first = teams._team_stats()["serial hold left (ms)"]
+    assert 30 < first <= 50
+    teams._judge_team(*slow)
+    again = teams._team_stats()["serial hold left (ms)"]
+    assert 900 < again <= 1000
+    teams._hold_threads(0)
+    for _ in range(12):                    # calls that pay: 24 ms where one thread takes 48
+        teams._judge_team(24.0, [(24.0, 4), (24.0, 4)])
+    teams._judge_team(*slow)
+    assert 30 < teams._team_stats()["serial hold left (ms)"] <= 50
+
+
+@needs_openmp
+def test_a_call_cannot_spend_more_credit_than_its_own_cost(teams):
+    """Credit saved by earlier calls covers small losses, but a call that
+    lost more than one thread would take for it, and more than 1 ms (a
+    worker parked on a busy core), holds the threads at once, full credit
+    or not."""
+    teams._configure_teams(cores=2, hold=True)
+    teams._judge_team(2.0, [(4.0, 4), (4.0, 4)])        # pays: 2 ms for 8 ms of work
+    assert teams._team_stats()["credit (ms)"] == 20.0
+    teams._judge_team(5.0, [(2.0, 4), (9.0, 4)])        # 5 ms for 4: 1 ms of credit spent
+    assert teams._team_stats()["serial hold left (ms)"] == 0
+    assert teams._team_stats()["credit (ms)"] == 19.0
+    teams._configure_teams(cores=2, hold=True)
+    teams._judge_team(0.9, [(0.2, 4), (0.4, 4)])        # 0.9 ms for 0.4: on credit
+    assert teams._team_stats()["serial hold left (ms)"] == 0
+    teams._judge_team(10.0, [(2.0, 4), (9.0, 4)])       # 10 ms for 4: held
+    assert 30 < teams._team_stats()["serial hold left (ms)"] <= 50
+
+
+@needs_openmp
 def test_many_callers_share_the_cores(teams):
     """Python threads calling titer at once: together they never hold more
     cores than there are, and every answer is NumPy's."""

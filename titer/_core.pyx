@@ -266,6 +266,8 @@ cdef extern from "titer_threads.h" nogil:
         int size
         int flags
         int64_t pieces
+        int64_t pieces_ns[64]
+        int64_t pieces_run[64]
     int titer_usable_cores
     int titer_cores_in_use
     int titer_last_team
@@ -274,11 +276,13 @@ cdef extern from "titer_threads.h" nogil:
     int64_t titer_credit_ns
     int64_t titer_serial_until_ns
     int64_t titer_hold_max_ns
+    int64_t titer_last_judged[6]
     int64_t titer_now_ns()
     int titer_team_open(titer_team *t, int requested, int64_t units)
     int64_t titer_piece_begin()
     void titer_piece_end(titer_team *t, int64_t began, int flags)
     void titer_team_close(titer_team *t)
+    void titer_team_judge(const titer_team *t, int64_t elapsed_ns)
     int titer_omp_max_threads()
 
 
@@ -353,7 +357,12 @@ def _team_stats():
     last team's size, and the time left of a hold on threads (ms)."""
     return {"usable cores": titer_usable_cores, "cores in use": titer_cores_in_use,
             "peak cores in use": titer_peak_cores, "last team": titer_last_team,
-            "serial hold left (ms)": max(0, titer_serial_until_ns - titer_now_ns()) / 1e6}
+            "serial hold left (ms)": max(0, titer_serial_until_ns - titer_now_ns()) / 1e6,
+            "credit (ms)": titer_credit_ns / 1e6,
+            "last judged (ms)": {"elapsed": titer_last_judged[0] / 1e6,
+                                 "estimate": titer_last_judged[1] / 1e6,
+                                 "thread pieces": [(titer_last_judged[2 + 2 * i] / 1e6,
+                                                    titer_last_judged[3 + 2 * i]) for i in range(2)]}}
 
 
 def _configure_teams(cores=None, hold=True):
@@ -373,6 +382,21 @@ def _reserve_cores(int n):
     """Tests: book n cores (negative: give them back) as a running call would."""
     global titer_cores_in_use
     titer_cores_in_use += n
+
+
+def _judge_team(double elapsed_ms, threads):
+    """Tests: judge a parallel call of len(threads) threads that took
+    `elapsed_ms`, thread i having run threads[i] = (ms in pieces, pieces),
+    as titer_team_close does (NOTE: [busy machines])."""
+    cdef titer_team t
+    cdef int i
+    t.size = len(threads)
+    t.pieces = 0
+    for i, (ms, runs) in enumerate(threads):
+        t.pieces_ns[i] = <int64_t>(ms * 1e6)
+        t.pieces_run[i] = runs
+        t.pieces += runs
+    titer_team_judge(&t, <int64_t>(elapsed_ms * 1e6))
 
 
 def _hold_threads(double ms):

@@ -43,6 +43,8 @@
 #define TITER_HOLD_MIN_NS 50000000LL       /* 50 ms: a probe also leaves OpenMP's
                                               workers spinning for a few ms */
 #define TITER_CREDIT_MAX_NS 20000000LL     /* 20 ms */
+#define TITER_LOSS_HOLD_NS 1000000LL       /* 1 ms: a loss this big and bigger than the
+                                              estimate holds at once (a scheduler slice) */
 #define TITER_TEAM_TIMED 64                /* threads of a team whose pieces are timed */
 
 typedef struct {
@@ -68,6 +70,11 @@ static int64_t titer_hold_max_ns = 1000000000LL;  /* 1 s; 0: never hold (tests) 
  * cores titer calls held at once. */
 static int titer_last_team = 0;
 static int titer_peak_cores = 0;
+static int titer_teams_started = 0;     /* a parallel call has been judged */
+/* The last judged call, for _team_stats (diagnostics: written without
+ * atomics): elapsed, estimate, then the first two threads' time in pieces
+ * and piece count. */
+static int64_t titer_last_judged[6] = {0, 0, 0, 0, 0, 0};
 
 static inline int64_t titer_now_ns(void) {
     struct timespec ts;
@@ -159,19 +166,38 @@ static inline void titer_piece_end(titer_team *t, int64_t began, int flags) {
  * process runs slower, and a single piece can be quick from a warm cache,
  * so neither the sum nor the quickest piece will do).  What a call saves
  * over that goes into a credit (at most 20 ms), what it loses (the wait for
- * a late worker) comes out; when the credit runs out, the following calls
- * run on one thread for 16x this call's time, at least double the previous
- * hold, between 50 ms and 1 s; a call that saves time halves the next. */
+ * a late worker) comes out.  When the credit runs out, or a call lost more
+ * than the estimate and more than 1 ms (on a busy core a 3 ms call lost
+ * ~5 ms a time, and 20 ms of credit let four of them through in a row;
+ * below 1 ms a tiny call's late wake-up on a quiet machine would hold it,
+ * where the credit pays for it), the following calls
+ * run on one thread for a while: 50 ms after the first loss in a while,
+ * then 16x the losing call's time, at least double the previous hold, up
+ * to 1 s; a call that saves time halves the next hold.  The short first
+ * hold is for the loss that does not come back: on a quiet machine the
+ * first call that writes freshly allocated memory can lose to its own
+ * estimate (one thread's page faults ran ~5x slower than the other's in a
+ * KVM guest), and 16x that 90 ms call held a quiet machine to one thread
+ * for a second. */
 static inline void titer_team_judge(const titer_team *t, int64_t elapsed_ns) {
     int64_t pace = INT64_MAX, estimate, credit, hold;
+    int first;
     for (int i = 0; i < t->size && i < TITER_TEAM_TIMED; i++)
         if (t->pieces_run[i] > 0 && t->pieces_ns[i] / t->pieces_run[i] < pace)
             pace = t->pieces_ns[i] / t->pieces_run[i];
     if (pace == INT64_MAX)
         return;
     estimate = pace * t->pieces;
+    titer_last_judged[0] = elapsed_ns;
+    titer_last_judged[1] = estimate;
+    for (int i = 0; i < 2; i++) {
+        titer_last_judged[2 + 2 * i] = i < t->size ? t->pieces_ns[i] : 0;
+        titer_last_judged[3 + 2 * i] = i < t->size ? t->pieces_run[i] : 0;
+    }
     credit = __atomic_load_n(&titer_credit_ns, __ATOMIC_RELAXED) + (estimate - elapsed_ns);
-    if (credit >= 0) {
+    first = !__atomic_exchange_n(&titer_teams_started, 1, __ATOMIC_RELAXED);
+    if (credit >= 0 && (elapsed_ns - estimate <= estimate || elapsed_ns - estimate < TITER_LOSS_HOLD_NS
+                        || first)) {        /* the first call starts the threads */
         __atomic_store_n(&titer_credit_ns, credit < TITER_CREDIT_MAX_NS ? credit
                          : TITER_CREDIT_MAX_NS, __ATOMIC_RELAXED);
         if (estimate > elapsed_ns)          /* a call that paid: the next hold is shorter */
@@ -180,9 +206,11 @@ static inline void titer_team_judge(const titer_team *t, int64_t elapsed_ns) {
         return;
     }
     __atomic_store_n(&titer_credit_ns, 0, __ATOMIC_RELAXED);
-    hold = __atomic_load_n(&titer_hold_ns, __ATOMIC_RELAXED) * 2;
-    hold = hold > 16 * elapsed_ns ? hold : 16 * elapsed_ns;
-    hold = hold < TITER_HOLD_MIN_NS ? TITER_HOLD_MIN_NS : hold;
+    hold = __atomic_load_n(&titer_hold_ns, __ATOMIC_RELAXED);
+    if (hold < TITER_HOLD_MIN_NS)           /* the first loss in a while */
+        hold = TITER_HOLD_MIN_NS;
+    else                                    /* it came back */
+        hold = 2 * hold > 16 * elapsed_ns ? 2 * hold : 16 * elapsed_ns;
     hold = hold > titer_hold_max_ns ? titer_hold_max_ns : hold;
     __atomic_store_n(&titer_hold_ns, hold, __ATOMIC_RELAXED);
     __atomic_store_n(&titer_serial_until_ns, titer_now_ns() + hold, __ATOMIC_RELAXED);
