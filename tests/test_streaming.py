@@ -34,3 +34,16 @@ def test_streamed_in_place(stream_everything):
     with titer.num_threads(2):
         titer.elementwise("subtract", a, a, 1.5)
     assert_same(a, expected)
+
+
+def test_streaming_threshold_is_the_cache_share_of_the_usable_cores(monkeypatch):
+    """NOTE: [cache share]: half the last-level cache, but no more than
+    8 MiB per usable core (a VM sees its host's whole L3)."""
+    monkeypatch.setattr(_core, "_last_level_cache_bytes", lambda: 480 * 2**20)
+    monkeypatch.setattr(_core, "_usable_cores", lambda: 2)
+    assert _core._stream_threshold_bytes() == 16 * 2**20
+    monkeypatch.setattr(_core, "_last_level_cache_bytes", lambda: 32 * 2**20)
+    monkeypatch.setattr(_core, "_usable_cores", lambda: 16)
+    assert _core._stream_threshold_bytes() == 16 * 2**20
+    monkeypatch.setattr(_core, "_usable_cores", lambda: 1)
+    assert _core._stream_threshold_bytes() == 8 * 2**20
