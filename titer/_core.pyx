@@ -354,7 +354,9 @@ def _thread_setting():
 def _team_stats():
     """The thread teams' state (NOTE: [busy machines] in titer_threads.h):
     usable cores, cores held by running calls now and at most so far, the
-    last team's size, and the time left of a hold on threads (ms)."""
+    last team's size, the time left of a hold on threads, the credit, and
+    the last judged parallel call (its time, the one-thread estimate, the
+    first two threads' time in pieces and piece counts); times in ms."""
     return {"usable cores": titer_usable_cores, "cores in use": titer_cores_in_use,
             "peak cores in use": titer_peak_cores, "last team": titer_last_team,
             "serial hold left (ms)": max(0, titer_serial_until_ns - titer_now_ns()) / 1e6,
@@ -390,6 +392,8 @@ def _judge_team(double elapsed_ms, threads):
     as titer_team_close does (NOTE: [busy machines])."""
     cdef titer_team t
     cdef int i
+    if not 1 <= len(threads) <= 64:            # TITER_TEAM_TIMED
+        raise ValueError("a team of 1 to 64 threads, not %d" % len(threads))
     t.size = len(threads)
     t.pieces = 0
     for i, (ms, runs) in enumerate(threads):

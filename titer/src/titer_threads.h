@@ -180,7 +180,7 @@ static inline void titer_piece_end(titer_team *t, int64_t began, int flags) {
  * KVM guest), and 16x that 90 ms call held a quiet machine to one thread
  * for a second. */
 static inline void titer_team_judge(const titer_team *t, int64_t elapsed_ns) {
-    int64_t pace = INT64_MAX, estimate, credit, hold;
+    int64_t pace = INT64_MAX, estimate, loss, credit, hold;
     int first;
     for (int i = 0; i < t->size && i < TITER_TEAM_TIMED; i++)
         if (t->pieces_run[i] > 0 && t->pieces_ns[i] / t->pieces_run[i] < pace)
@@ -194,13 +194,15 @@ static inline void titer_team_judge(const titer_team *t, int64_t elapsed_ns) {
         titer_last_judged[2 + 2 * i] = i < t->size ? t->pieces_ns[i] : 0;
         titer_last_judged[3 + 2 * i] = i < t->size ? t->pieces_run[i] : 0;
     }
-    credit = __atomic_load_n(&titer_credit_ns, __ATOMIC_RELAXED) + (estimate - elapsed_ns);
-    first = !__atomic_exchange_n(&titer_teams_started, 1, __ATOMIC_RELAXED);
-    if (credit >= 0 && (elapsed_ns - estimate <= estimate || elapsed_ns - estimate < TITER_LOSS_HOLD_NS
-                        || first)) {        /* the first call starts the threads */
+    loss = elapsed_ns - estimate;
+    credit = __atomic_load_n(&titer_credit_ns, __ATOMIC_RELAXED) - loss;
+    first = !__atomic_load_n(&titer_teams_started, __ATOMIC_RELAXED);
+    if (first)                              /* the first call also starts the threads */
+        __atomic_store_n(&titer_teams_started, 1, __ATOMIC_RELAXED);
+    if (credit >= 0 && (loss <= estimate || loss < TITER_LOSS_HOLD_NS || first)) {
         __atomic_store_n(&titer_credit_ns, credit < TITER_CREDIT_MAX_NS ? credit
                          : TITER_CREDIT_MAX_NS, __ATOMIC_RELAXED);
-        if (estimate > elapsed_ns)          /* a call that paid: the next hold is shorter */
+        if (loss < 0)                       /* a call that paid: the next hold is shorter */
             __atomic_store_n(&titer_hold_ns, __atomic_load_n(&titer_hold_ns, __ATOMIC_RELAXED) / 2,
                              __ATOMIC_RELAXED);
         return;
