@@ -332,9 +332,22 @@ TITER_INLINE titer_half titer_half_spacing(titer_half h) {
     return 1;
 }
 /* NumPy's clip for float16 compares with >= / <= (npy_half_ge/le). */
+/* float16 clip on the bits: quiet compares of sortable integer keys and bit
+ * selects, so the loop vectorizes (15 ns an element through ?: and float
+ * compares, which GCC's vector code makes signaling: invalid on a nan) */
+TITER_FAST_INLINE int32_t titer_half_order(titer_half h) {
+    int32_t magnitude = h & 0x7fff, negate = -(int32_t)(h >> 15);
+    return (magnitude ^ negate) - negate;          /* -0 and +0 both 0 */
+}
 TITER_INLINE titer_half titer_clip_half(titer_half x, titer_half lo, titer_half hi) {
-    titer_half r = (titer_half_isnan(x) | titer_half_ge(x, lo)) ? x : lo;
-    return (titer_half_isnan(r) | titer_half_le(r, hi)) ? r : hi;
+    int keep = titer_half_isnan(x)
+               | (!titer_half_isnan(lo) & (titer_half_order(x) >= titer_half_order(lo)));
+    titer_half keep_x = (titer_half)(0u - (unsigned)keep);
+    titer_half r = (titer_half)((x & keep_x) | (lo & (titer_half)~keep_x));
+    keep = titer_half_isnan(r)
+           | (!titer_half_isnan(hi) & (titer_half_order(r) <= titer_half_order(hi)));
+    titer_half keep_r = (titer_half)(0u - (unsigned)keep);
+    return (titer_half)((r & keep_r) | (hi & (titer_half)~keep_r));
 }
 
 /* ---- integers, per type: NumPy's rules, and no C division can trap ---- */
