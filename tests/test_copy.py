@@ -1,6 +1,7 @@
 """titer.copy (= np.copyto) over all 196 dtype pairs x layouts (byte-swapped
 and unaligned sources included) with NumPy's values and warnings;
 titer.ascontiguous and titer.empty_like with ATen's memory formats."""
+import math
 import warnings
 
 import numpy as np
@@ -104,6 +105,25 @@ def test_casting_rules_scalars_and_errors():
         titer.copy(np.zeros(2, "U3"), np.zeros(2))
     titer.copy(dst, [1, 2, 3, 4])
     np.testing.assert_array_equal(dst, [1, 2, 3, 4])
+
+
+@pytest.mark.parametrize("dst_shape", [(), (0,), (1,), (3,), (2, 3), (2, 1), (0, 3), (1, 0, 2)])
+def test_broadcast_of_src_into_dst_is_numpys(dst_shape):
+    """Every source shape of up to 3 dims of sizes 0-3 copies into dst as in
+    np.copyto: the same shapes accepted, a ValueError for the others."""
+    import itertools
+    shapes = [()] + [s for k in (1, 2, 3) for s in itertools.product(range(4), repeat=k)]
+    for src_shape in shapes:
+        src = np.arange(math.prod(src_shape), dtype=np.int16).reshape(src_shape)
+        want, got = np.zeros(dst_shape, np.int32), np.zeros(dst_shape, np.int32)
+        try:
+            np.copyto(want, src)
+        except ValueError:
+            with pytest.raises(ValueError, match="could not broadcast"):
+                titer.copy(got, src)
+        else:
+            titer.copy(got, src)
+            np.testing.assert_array_equal(got, want)
 
 
 def test_early_exit_and_overlap():

@@ -148,6 +148,20 @@ def test_copy_every_pair_and_layouts():
         assert titer.empty_like(x, fmt).strides == titer.empty_like(host, fmt).strides
 
 
+def test_copy_drops_the_sources_leading_ones_as_numpy():
+    """np.copyto strips a source's leading ones beyond dst's dims; the
+    device copy takes the same front-end verdict as the CPU's."""
+    for src_shape, dst_shape in (((1, 3), (3,)), ((1, 1), ()), ((1, 1, 2, 1), (2, 4))):
+        src = np.arange(np.prod(src_shape), dtype=np.int16).reshape(src_shape) + 1
+        want = np.zeros(dst_shape, np.float32)
+        np.copyto(want, src)
+        got = cp.zeros(dst_shape, np.float32)
+        titer.copy(got, cp.asarray(src))
+        np.testing.assert_array_equal(cp.asnumpy(got), want)
+    with pytest.raises(ValueError, match=r"from shape \(2,3\) into shape \(3,\)"):
+        titer.copy(cp.zeros(3), cp.ones((2, 3)))
+
+
 def test_huge_reductions_64bit_indices():
     n = 2**31 + 2**20
     if gpu_free_bytes() < n + 2**20:

@@ -99,7 +99,10 @@ def copy(dst, src, casting="same_kind"):
     else:
         s = src if cnp.PyArray_Check(src) else np.asarray(src)
         dtype_code(s.dtype)
-        _frontend.check_copy(d.shape, d.flags.writeable, s.shape, s.dtype, d.dtype, casting)
+        drop = _frontend.check_copy(d.shape, d.flags.writeable, s.shape, s.dtype, d.dtype,
+                                    casting)
+        if drop:
+            s = s.reshape(s.shape[drop:])
     if s is d or _same_data(s, d) or d.size == 0:
         return dst
     if np.may_share_memory(d, s):

@@ -94,7 +94,9 @@ def _source(src, d, dst_writeable, casting):
         raise TypeError("copy: unsupported source type %s with a device dst"
                         % type(src).__name__)
     dtype_code(s.dtype)
-    _frontend.check_copy(d.shape, dst_writeable, s.shape, s.dtype, d.dtype, casting)
+    drop = _frontend.check_copy(d.shape, dst_writeable, s.shape, s.dtype, d.dtype, casting)
+    if drop:
+        s = DeviceInfo.of(s.ptr, s.shape[drop:], s.strides[drop:], s.dtype, s.array)
     return s
 
 
