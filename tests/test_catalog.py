@@ -835,9 +835,10 @@ def test_own_fast_path_hook_runs_the_own_loop_and_checks_its_operands():
 def test_every_fast_path_is_covered():
     assert set(FAST_PATH_RANGES) == {op.name for op in _ops.OPS if "f->f" in (op.fast or {})}
     assert set(FAST2_RANGES) == {op.name for op in _ops.OPS if "ff->f" in (op.fast or {})}
-    # float64 binary: test_float64_hypot_fast_path, test_float64_fmod_family_fast_paths
+    # float64 binary: test_float64_hypot_fast_path, test_float64_fmod_family_fast_paths,
+    # test_float64_arctan2_fast_path
     assert {op.name for op in _ops.OPS if "dd->d" in (op.fast or {})} == {
-        "hypot", "fmod", "remainder", "floor_divide"}
+        "hypot", "fmod", "remainder", "floor_divide", "arctan2"}
     # two outputs: test_divmod_fast_paths
     assert {op.name for op in _ops.OPS if {"ff->ff", "dd->dd"} & set(op.fast or {})} == {"divmod"}
     assert set(FAST64_RANGES) == {op.name for op in _ops.OPS if "d->d" in (op.fast or {})}
@@ -1064,6 +1065,89 @@ def fmod64_pairs():
     mult = np.where(side == 0, mult, np.nextafter(mult, side))
     x, y = np.concatenate([random_bits, logu, edges, np.stack([mult, short])], axis=1)
     return x, y
+
+
+# float64 arctan2's fast path: |y| and |x| in [2^-125, 2^125)
+# (titer_fast_arctan2_ok), its bound from the correctly rounded result
+# (0.76 ULP from the exact value at worst: NOTE [float64 arctan2 error])
+ARCTAN2_64_RANGE = (2.0 ** -125, 2.0 ** 125)
+ARCTAN2_64_ULPS = 1
+
+
+def arctan2_64_pairs(n=500000):
+    """(y, x) pairs in the fast path's range, both signs, all four
+    quadrants: magnitudes log-uniform over the range and uniform in (0, 1),
+    y / x near 0, 1, tan(pi/8) (where the reduction switches) and huge, and
+    x near -|y| (results near 3 pi / 4) or -|y| tiny (near pi)."""
+    rng = np.random.default_rng(23)
+    lo, hi = np.log(ARCTAN2_64_RANGE[0]), np.log(ARCTAN2_64_RANGE[1])
+
+    def signs(v):
+        return np.where(rng.random(v.size) < 0.5, -v, v)
+
+    def mags(scale):
+        return np.exp(rng.uniform(-scale, scale, n))
+
+    wide = (signs(np.exp(rng.uniform(lo, hi, n))), signs(np.exp(rng.uniform(lo, hi, n))))
+    unit = (signs(rng.random(n)), signs(rng.random(n)))
+    x = signs(mags(40))
+    near_one = (x * (1 + signs(2.0 ** -rng.uniform(1, 53, n))), x)
+    near_pi8 = (x * 0.41421356237309503 * (1 + signs(2.0 ** -rng.uniform(1, 53, n))), x)
+    y = signs(mags(40))
+    near_3pi4 = (y, -np.abs(y) * (1 + signs(2.0 ** -rng.uniform(1, 60, n))))
+    gap = 2.0 ** -rng.uniform(0, 200, n)
+    near_zero = (x * signs(gap), x)
+    near_pi = (y * gap, -np.abs(y))
+    steep = (y, y * signs(gap))
+    y, x = (np.concatenate(part) for part in zip(wide, unit, near_one, near_pi8, near_3pi4,
+                                                  near_zero, near_pi, steep))
+    keep = ((np.abs(y) >= ARCTAN2_64_RANGE[0]) & (np.abs(y) < ARCTAN2_64_RANGE[1])
+            & (np.abs(x) >= ARCTAN2_64_RANGE[0]) & (np.abs(x) < ARCTAN2_64_RANGE[1]))
+    return y[keep], x[keep]
+
+
+def test_float64_arctan2_fast_path():
+    """float64 arctan2 (one division, a reduction at tan(pi/8), the quotient's
+    error carried on): within ARCTAN2_64_ULPS of the correctly rounded result
+    (long double's, rounded) on 3.4e6 pairs in range, raising nothing, also
+    with a scalar on either side; out of range (zeros, subnormals, inf, NaN,
+    the range's edges) NumPy's bits and NumPy's warnings, each enabled;
+    strided input and a small sample in place are NumPy's bits."""
+    y, x = arctan2_64_pairs()
+    assert y.size > 3000000
+    for a, b, context in ((y, x, "pairs"), (y, np.float64(-0.625), "scalar second"),
+                          (np.float64(3.25), x, "scalar first")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            titer.elementwise("arctan2", None, a, b)
+        want = np.arctan2(np.asarray(a, np.longdouble), np.asarray(b, np.longdouble))
+        got = own_fast_path("arctan2", *(np.atleast_1d(v) for v in (a, b)))
+        ulps = np.abs(got.view(np.int64) - want.astype(np.float64).view(np.int64))
+        assert ulps.max() <= ARCTAN2_64_ULPS, (context, np.argmax(ulps))
+    lo, hi = ARCTAN2_64_RANGE
+    tiny, big = np.finfo(np.float64).tiny, np.finfo(np.float64).max
+    edges = np.array([0.0, -0.0, lo, np.nextafter(lo, 0), -lo, hi, np.nextafter(hi, 0), -hi,
+                      5e-324, -1e-310, tiny, 1e-300, 1e300, big, -big, np.inf, -np.inf, np.nan,
+                      1.0, -3.0])
+    ey, ex = (e.ravel() for e in np.meshgrid(edges, edges))
+    with np.errstate(all="ignore"):
+        same_as_numpy("arctan2", titer.elementwise("arctan2", None, ey, ex),
+                      np.arctan2(ey, ex), "arctan2 edges")
+        same_as_numpy("arctan2", titer.elementwise("arctan2", None, y[::3], x[::3]),
+                      np.arctan2(y[::3], x[::3]), "arctan2 strided")
+        small = [np.concatenate([y[::5000], ey]), np.concatenate([x[::5000], ex])]
+        expected = np.arctan2(*small)
+        titer.elementwise("arctan2", small[0], *small)
+        same_as_numpy("arctan2", small[0], expected, "arctan2 in place")
+    # (glibc's atan2 raises underflow for a subnormal result NumPy's SVML
+    # loop returns silently, e.g. (-1e-300, 1e10): not a pair to compare)
+    for py, px in ((1e-300, 1e300), (5e-324, 1.0), (1e-310, -1.0), (-1e-300, 1e-5),
+                   (0.0, -0.0), (np.nan, 1.0), (np.inf, -np.inf), (1e300, 1e-300)):
+        a, b = np.append(y[:3000], py), np.append(x[:3000], px)
+        for mode in ("warn", "raise"):
+            ours = _fp_outcome(lambda: titer.elementwise("arctan2", None, a, b), mode)
+            theirs = _fp_outcome(lambda: np.arctan2(a, b), mode)
+            assert ours == theirs, (py, px, mode)
 
 
 @pytest.mark.parametrize("name", ["fmod", "remainder", "floor_divide"])
