@@ -730,13 +730,15 @@ FAST64_RANGES = {"exp": ((2.0 ** -28, 708), True, (710.0, "overflow")),
                  "log": ((np.finfo(np.float64).tiny, np.finfo(np.float64).max), False,
                          (0.0, "divide")),
                  "sin": ((2.0 ** -26, 2.0 ** 19), True, (np.inf, "invalid")),
-                 "cos": ((2.0 ** -26, 2.0 ** 19), True, (np.inf, "invalid"))}
+                 "cos": ((2.0 ** -26, 2.0 ** 19), True, (np.inf, "invalid")),
+                 "tan": ((2.0 ** -26, 2.0 ** 20), True, (np.inf, "invalid"))}
 
 
 # the float64 fast paths' bounds from the correctly rounded result (expm1:
 # its Taylor form cancels a little for negative x, 1.4 ULP at worst;
-# arcsin: pi/2 - 2s rounds near |x| = 0.84, 1.6 ULP at worst)
-FAST64_ULPS = {"exp": 1, "log": 1, "sin": 1, "cos": 1, "expm1": 2, "arcsin": 2}
+# arcsin: pi/2 - 2s rounds near |x| = 0.84, 1.6 ULP at worst; tan: within
+# 0.99 ULP of the exact result, 1.11 without FMA)
+FAST64_ULPS = {"exp": 1, "log": 1, "sin": 1, "cos": 1, "expm1": 2, "arcsin": 2, "tan": 1}
 
 
 def _exponent(v):
@@ -874,6 +876,42 @@ def test_float64_fast_paths(name):
                       name + " strided")
     with pytest.warns(RuntimeWarning, match=warning):
         titer.elementwise(name, None, np.concatenate([x[:100], [provoke]]))
+
+
+# the doubles closest to a multiple q pi/2 of all with q < 2^20 / (pi/2)
+# (an exhaustive search over q in big-integer arithmetic): |x - q pi/2|
+# down to 2^-60.5 (q = 29 and its doublings), where tan(x) = -1 / r needs
+# pi/2 to 113 bits beyond x's last one
+_TAN_HARD = ["0x1.6c6cbc45dc8dep+5", "0x1.6c6cbc45dc8dep+6", "0x1.6c6cbc45dc8dep+9",
+             "0x1.6c6cbc45dc8dep+12", "0x1.39c6fd67805a7p+18", "0x1.39c6fd67805a7p+19",
+             "0x1.921fb54442d18p+0", "0x1.921fb54442d18p+1"]
+
+
+def test_float64_tan_near_multiples_of_half_pi_and_quarter_pi():
+    """The reduction keeps r's relative precision where x nears a multiple
+    of pi/2 (tan near 0 and near its poles) and the quotient where it nears
+    an odd multiple of pi/4 (|tan| near 1, where the polynomial's part is
+    largest): within FAST64_ULPS["tan"] of long double's result, both the
+    baseline build's (the hook's, without FMA) and the dispatched level's,
+    which raises nothing."""
+    rng = np.random.default_rng(17)
+    q = np.concatenate([np.arange(1, 200), rng.integers(1, 667000, 20000)])
+    half_pi = (q.astype(np.longdouble) * np.longdouble(np.pi) / 2
+               + q * np.longdouble(1.2246467991473532e-16) / 2).astype(np.float64)
+    quarter = ((2 * q + 1).astype(np.longdouble) * np.longdouble(np.pi) / 4).astype(np.float64)
+    hard = np.array([float.fromhex(h) for h in _TAN_HARD])
+    steps = np.arange(-20, 21)
+    x = np.concatenate([v.view(np.int64)[:, None] + steps for v in (half_pi, quarter, hard)]
+                       ).ravel().view(np.float64)
+    x = np.concatenate([x, -x])
+    x = x[np.abs(x) < 2.0 ** 20]
+    want = np.tan(x.astype(np.longdouble)).astype(np.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        dispatched = titer.elementwise("tan", None, x)
+    for got in (own_fast_path("tan", x), dispatched):
+        ulps = np.abs(got.view(np.int64) - want.view(np.int64))
+        assert ulps.max() <= FAST64_ULPS["tan"], x[np.argmax(ulps)]
 
 
 @pytest.mark.parametrize("name", sorted(FAST_PATH_RANGES))

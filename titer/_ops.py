@@ -160,6 +160,7 @@ _FAST_PATHS["hypot"]["dd->d"] = "hypot"
 _FAST_PATHS["expm1"]["d->d"] = "expm1"
 _FAST_PATHS["arcsin"]["d->d"] = "arcsin"
 _FAST_PATHS["arctan2"]["dd->d"] = "arctan2"
+_FAST_PATHS["tan"]["d->d"] = "tan"
 # exact: NumPy's bits (fmod by a quotient in double, then npy_divmodf's steps)
 _FAST_PATHS.update({name: {"ff->f": name + "f", "dd->d": name} for name in (
     "fmod", "remainder", "floor_divide")})
