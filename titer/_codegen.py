@@ -145,7 +145,8 @@ _FUSED_CALLS = ("titer_muladd(", "titer_cmul(", "titer_cabs(")
 _FMA_FAST = {"titer_fast_fmod", "titer_fast_remainder", "titer_fast_floor_divide",
              "titer_fast_divmod", "titer_fast_exp", "titer_fast_expm1f", "titer_fast_sinhf",
              "titer_fast_coshf", "titer_fast_powerf", "titer_fast_expf", "titer_fast_exp2f",
-             "titer_fast_tanhf", "titer_fast_expm1", "titer_fast_arcsin"}
+             "titer_fast_tanhf", "titer_fast_expm1", "titer_fast_arcsin", "titer_fast_logf",
+             "titer_fast_tanf"}
 
 
 def float_fast_twin(op, sig):

@@ -705,6 +705,11 @@ TITER_FAST_INLINE float titer_fast_expf(float x) {
     return titer_expf_scaled(r - n * -2.12194440e-4f, n);
 }
 
+/* log: Cephes' logf in float (x = 2^e (1 + m), 1 + m in [sqrt(2)/2, sqrt(2)),
+ * m - m^2/2 + m^3 P(m), e ln 2 in two parts), its Horner steps fused in the
+ * instruction-set units (TITER_FAST_FMA): within 1 ULP of the float64 log
+ * rounded to float32 on every positive normal float32, with FMA and without
+ * (checked exhaustively). */
 TITER_FAST_INLINE int titer_fast_logf_ok(float x) {
     uint32_t u = titer_f2bits(x);
     return u - 0x00800000u < 0x7f000000u;        /* normal, positive, finite */
@@ -718,19 +723,19 @@ TITER_FAST_INLINE float titer_fast_logf(float x) {
     m = m + titer_bits2f(titer_f2bits(m) & (0u - (uint32_t)small)) - 1.0f;
     float z = m * m;
     float y = 7.0376836292E-2f;
-    y = y * m - 1.1514610310E-1f;
-    y = y * m + 1.1676998740E-1f;
-    y = y * m - 1.2420140846E-1f;
-    y = y * m + 1.4249322787E-1f;
-    y = y * m - 1.6668057665E-1f;
-    y = y * m + 2.0000714765E-1f;
-    y = y * m - 2.4999993993E-1f;
-    y = y * m + 3.3333331174E-1f;
+    y = titer_poly_fma(y, m, -1.1514610310E-1f);
+    y = titer_poly_fma(y, m, 1.1676998740E-1f);
+    y = titer_poly_fma(y, m, -1.2420140846E-1f);
+    y = titer_poly_fma(y, m, 1.4249322787E-1f);
+    y = titer_poly_fma(y, m, -1.6668057665E-1f);
+    y = titer_poly_fma(y, m, 2.0000714765E-1f);
+    y = titer_poly_fma(y, m, -2.4999993993E-1f);
+    y = titer_poly_fma(y, m, 3.3333331174E-1f);
     y = y * m * z;
     float fe = (float)e;
-    y += -2.12194440e-4f * fe;
-    y += -0.5f * z;
-    return m + y + 0.693359375f * fe;
+    y = titer_poly_fma(-2.12194440e-4f, fe, y);
+    y = titer_poly_fma(-0.5f, z, y);
+    return titer_poly_fma(0.693359375f, fe, m + y);
 }
 
 /* exp2: 2^x = 2^n * e^((x - n) ln 2) with n = rint(x) and the exp
@@ -1050,16 +1055,42 @@ TITER_FAST_INLINE float titer_fast_coshf(float x) {
     return (float)(0.5 * (e + 1.0 / e));
 }
 
-/* tan: sin r / cos r, or -cos r / sin r in odd quadrants, from the sin and
- * cos kernels; same range as they have */
+/* A quotient q = num / den in double for a float32 result, without a
+ * double division (vdivpd costs as much as a whole float32 kernel): the
+ * reciprocal of den_approx, den rounded to float32 (or computed in float),
+ * divided in float (relative error below 2^-23), seeds q0 = num r0, and
+ * one Newton step q0 + r0 (num - den q0) leaves an error near 2^-46.
+ * den_approx must be a normal float32. */
+TITER_FAST_INLINE double titer_quotient_for_float(double num, double den, float den_approx) {
+    double r0 = (double)(1.0f / den_approx);
+    double q0 = num * r0;
+    return titer_poly_fma(r0, titer_poly_fma(-den, q0, num), q0);
+}
+
+/* tan: x = q pi/2 + r in double (q * head exact for |x| < 2^20, as for sin
+ * and cos), tan r = r P(r^2) / Q(r^2) on |r| <= pi/4, a (2, 2) rational
+ * fitted to tan(r)/r by weighted least squares (Lawson's iteration) for
+ * relative error below 2^-35; in odd quadrants -Q / (r P), the quotient by
+ * titer_quotient_for_float.  Within 1 ULP of the float64 tan rounded to
+ * float32 on every float32 with 2^-126 <= |x| < 2^20, with FMA and without
+ * (checked exhaustively). */
 #define titer_fast_tanf_ok titer_fast_sincosf_ok
-TITER_FAST_INLINE float titer_fast_tanf(float x) {
-    double s, c;
-    uint64_t odd = 0 - (titer_sincosf_kernels(x, &s, &c) & 1);
-    double num = titer_bits2d((titer_d2bits(c) & odd) | (titer_d2bits(s) & ~odd));
-    double den = titer_bits2d(((titer_d2bits(s) ^ 0x8000000000000000ull) & odd)
-                              | (titer_d2bits(c) & ~odd));
-    return (float)(num / den);
+TITER_FAST_INLINE float titer_fast_tanf(float xf) {
+    double x = xf;
+    double big = titer_poly_fma(x, 6.36619772367581382433e-01, 6755399441055744.0);
+    double q = big - 6755399441055744.0;
+    double r = titer_poly_fma(q, -1.58932547735281966916e-08,
+                              titer_poly_fma(q, -1.57079631090164184570e+00, x));
+    double z = r * r;
+    double rp = titer_poly_fma(titer_poly_fma(0x1.19d8862030c98p-10, z, -0x1.c822f5770dab5p-4),
+                               z, 0x1.00000000184c3p+0) * r;
+    double qz = titer_poly_fma(titer_poly_fma(0x1.05b54d8f6d91bp-6, z, -0x1.c75e129688ddbp-2),
+                               z, 1.0);
+    uint64_t odd = 0 - (titer_d2bits(big) & 1);
+    double num = titer_bits2d(((titer_d2bits(qz) ^ 0x8000000000000000ull) & odd)
+                              | (titer_d2bits(rp) & ~odd));
+    double den = titer_bits2d((titer_d2bits(rp) & odd) | (titer_d2bits(qz) & ~odd));
+    return (float)titer_quotient_for_float(num, den, (float)den);
 }
 
 /* cbrt: FreeBSD's s_cbrtf.c: a 5-bit guess from the bits (exponent / 3),
@@ -1176,10 +1207,50 @@ TITER_FAST_INLINE float titer_fast_arctan2f(float yf, float xf) {
     return titer_signed_like((float)t, yf);
 }
 
-/* power: exp(y log x) in double, for x normal positive finite and
- * |y (log2 x)| < 120 (bounded by |y| (|exponent of x| + 1), on the bits and
- * a product of finite values), so the result is normal and finite; an error
- * of 2^-45 relative to the result at most */
+/* ln x in double for a normal, positive, finite float32 x, sized for
+ * float32 results (relative error below 2^-44, where titer_fast_log keeps
+ * 2^-53 with a double division): x = 2^k (1 + f), 1 + f in
+ * [sqrt(2)/2, sqrt(2)) split on the float32 bits (f exact in float),
+ * s = f / (2 + f) by titer_quotient_for_float, ln(1 + f) = 2s + s^3 P(s^2)
+ * with P a degree-4 weighted least-squares fit (Lawson's iteration) of
+ * (2 atanh(s) - 2s) / s^3, then k ln 2 added. */
+TITER_FAST_INLINE double titer_log_for_float(float x) {
+    uint32_t u = titer_f2bits(x) + (0x3f800000u - 0x3f3504f3u);
+    double k = (double)((int32_t)(u >> 23) - 127);
+    float f = titer_bits2f((u & 0x007fffffu) + 0x3f3504f3u) - 1.0f;
+    double s = titer_quotient_for_float(f, 2.0 + (double)f, 2.0f + f), z = s * s;
+    double p = 0x1.9114e19f57c0ap-3;
+    p = titer_poly_fma(p, z, 0x1.c62b1f9ebb790p-3);
+    p = titer_poly_fma(p, z, 0x1.249411d018f99p-2);
+    p = titer_poly_fma(p, z, 0x1.999996a9899bep-2);
+    p = titer_poly_fma(p, z, 0x1.555555561e2f6p-1);
+    return titer_poly_fma(k, 6.93147180559945286227e-01, titer_poly_fma(s * z, p, 2.0 * s));
+}
+
+/* e^t in double for |t| < 708, sized for float32 results (relative error
+ * below 2^-33): t = k ln 2 + r, |r| <= ln2/2, e^r = 1 + r + r^2 Q(r) with Q
+ * a degree-5 weighted least-squares fit (Lawson's iteration) of
+ * (e^r - 1 - r) / r^2 (the float64 exp's Taylor series runs to r^13), 2^k on
+ * the bits of the rounding constant's sum. */
+TITER_FAST_INLINE double titer_exp_for_float(double t) {
+    double big = titer_poly_fma(t, 1.44269504088896338700e+00, 6755399441055744.0);
+    double k = big - 6755399441055744.0;
+    double r = titer_poly_fma(k, -6.93147180559945286227e-01, t);
+    double q = 0x1.9f08b43a93baep-13;
+    q = titer_poly_fma(q, r, 0x1.6d8cf6614bfb5p-10);
+    q = titer_poly_fma(q, r, 0x1.11127087963f4p-7);
+    q = titer_poly_fma(q, r, 0x1.55548dd5691a9p-5);
+    q = titer_poly_fma(q, r, 0x1.5555544366a86p-3);
+    q = titer_poly_fma(q, r, 0x1.0000003a1ca44p-1);
+    double scale = titer_bits2d((titer_d2bits(big) + 1023) << 52);
+    return scale * (titer_poly_fma(q, r * r, r) + 1.0);
+}
+
+/* power: exp(y ln x) in double by the two kernels above, for x normal
+ * positive finite and |y (log2 x)| < 120 (bounded by |y| (|exponent of x| +
+ * 1), on the bits and a product of finite values), so the result is normal
+ * and finite: y ln x within 2^-34 of its value, the result within 2^-32
+ * relative before its rounding to float32 */
 TITER_FAST_INLINE int titer_fast_powerf_ok(float x, float y) {
     uint32_t small_y = 0u - (uint32_t)(titer_fabs_bits(y) < 0x4b800000u);   /* |y| < 2^24 */
     int32_t e = (int32_t)(titer_f2bits(x) >> 23) - 127;
@@ -1188,7 +1259,7 @@ TITER_FAST_INLINE int titer_fast_powerf_ok(float x, float y) {
            & (titer_f2bits(bound) < 0x42f00000u);                             /* < 120 */
 }
 TITER_FAST_INLINE float titer_fast_powerf(float x, float y) {
-    return (float)titer_fast_exp((double)y * titer_fast_log((double)x));
+    return (float)titer_exp_for_float((double)y * titer_log_for_float(x));
 }
 
 /* float32 fmod, remainder, floor_divide: fmod(a, b) = a - n b with
