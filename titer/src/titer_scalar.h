@@ -705,11 +705,14 @@ TITER_FAST_INLINE float titer_fast_expf(float x) {
     return titer_expf_scaled(r - n * -2.12194440e-4f, n);
 }
 
-/* log: Cephes' logf in float (x = 2^e (1 + m), 1 + m in [sqrt(2)/2, sqrt(2)),
- * m - m^2/2 + m^3 P(m), e ln 2 in two parts), its Horner steps fused in the
- * instruction-set units (TITER_FAST_FMA): within 1 ULP of the float64 log
- * rounded to float32 on every positive normal float32, with FMA and without
- * (checked exhaustively). */
+/* log in float: x = 2^e (1 + m), 1 + m in [sqrt(2)/2, sqrt(2)) (Cephes'
+ * logf's steps), log(1 + m) = m - m^2/2 + m^3 P(m) with P of degree 7 (a
+ * weighted least-squares fit, Lawson's iteration, of (log(1 + m) - m +
+ * m^2/2) / m^3: relative error 2^-27 with float coefficients), e ln 2 in two
+ * parts; the Horner steps fused in the instruction-set units
+ * (TITER_FAST_FMA).  Within 1 ULP of the float64 log rounded to float32 on
+ * every positive normal float32, with FMA and without (checked
+ * exhaustively). */
 TITER_FAST_INLINE int titer_fast_logf_ok(float x) {
     uint32_t u = titer_f2bits(x);
     return u - 0x00800000u < 0x7f000000u;        /* normal, positive, finite */
@@ -722,15 +725,14 @@ TITER_FAST_INLINE float titer_fast_logf(float x) {
     e -= small;
     m = m + titer_bits2f(titer_f2bits(m) & (0u - (uint32_t)small)) - 1.0f;
     float z = m * m;
-    float y = 7.0376836292E-2f;
-    y = titer_poly_fma(y, m, -1.1514610310E-1f);
-    y = titer_poly_fma(y, m, 1.1676998740E-1f);
-    y = titer_poly_fma(y, m, -1.2420140846E-1f);
-    y = titer_poly_fma(y, m, 1.4249322787E-1f);
-    y = titer_poly_fma(y, m, -1.6668057665E-1f);
-    y = titer_poly_fma(y, m, 2.0000714765E-1f);
-    y = titer_poly_fma(y, m, -2.4999993993E-1f);
-    y = titer_poly_fma(y, m, 3.3333331174E-1f);
+    float y = -0.07634344f;
+    y = titer_poly_fma(y, m, 0.12761515f);
+    y = titer_poly_fma(y, m, -0.13160211f);
+    y = titer_poly_fma(y, m, 0.14201768f);
+    y = titer_poly_fma(y, m, -0.16623355f);
+    y = titer_poly_fma(y, m, 0.20001227f);
+    y = titer_poly_fma(y, m, -0.25000823f);
+    y = titer_poly_fma(y, m, 0.3333333f);
     y = y * m * z;
     float fe = (float)e;
     y = titer_poly_fma(-2.12194440e-4f, fe, y);
@@ -1002,8 +1004,8 @@ TITER_FAST_INLINE double titer_sincos_quadrant(double x, uint64_t shift) {  /* s
 TITER_FAST_INLINE double titer_fast_sin(double x) { return titer_sincos_quadrant(x, 0); }
 TITER_FAST_INLINE double titer_fast_cos(double x) { return titer_sincos_quadrant(x, 1); }
 
-/* ---- float32 through double: expm1, log1p, sinh, cosh, tan, cbrt,
- * arcsinh, arccosh, arctanh, arctan, arcsin, arccos ----
+/* ---- float32 through double: expm1, log1p, tan, cbrt, arcsinh,
+ * arccosh, arctanh, arctan, arcsin, arccos (sinh and cosh in float) ----
  * Each is a formula in double on the double paths above (exp, log, the sin
  * and cos kernels, atan below) whose error is far below half a float32 ULP,
  * rounded once to float32: within 1 ULP of the correctly rounded result on
@@ -1038,22 +1040,48 @@ TITER_FAST_INLINE float titer_fast_log1pf(float xf) {
     return (float)titer_blend_d(TITER_BELOW_2M9(xf), taylor, titer_fast_log(1.0 + x));
 }
 
-/* sinh: 2^-60 <= |x| < 89 (sinh(89) < FLT_MAX) */
-TITER_FAST_INLINE int titer_fast_sinhf_ok(float x) { return TITER_F_FROM_2M60(x, 0x42b20000u); }
-TITER_FAST_INLINE float titer_fast_sinhf(float xf) {
-    double a = titer_bits2f(titer_fabs_bits(xf)), z = a * a;
-    double taylor = a + a * z * (1.0 / 6 + z * (1.0 / 120 + z * (1.0 / 5040)));
-    double e = titer_fast_exp(a);
-    return titer_signed_like((float)titer_blend_d(TITER_BELOW_2M9(xf), taylor,
-                                                  0.5 * (e - 1.0 / e)), xf);
+/* sinh and cosh in float, division-free: a = |x| = n ln2 + r (ln 2 in two
+ * parts, |r| <= ln2/2), e^a = 2^n (1 + r + pe + po) and e^-a =
+ * 2^-n (1 - r + pe - po) with pe and po the even and odd Taylor terms of
+ * e^r past r (to r^8 and r^7), so with S, D = 2^(n-1) +- 2^(-n-1)
+ * cosh a = S + D r + S pe + D po and sinh a = D + S r + D pe + S po: the
+ * leading S or D (exact for n < 12; from 12 on its 2^(n-1) leads and
+ * +-2^(-n-1) joins the small terms, and from 24 on is dropped), the small
+ * terms summed first, so one rounding dominates.  For |x| < ln2/2, sinh is
+ * r + po with r = x: nothing cancels.  The polynomials see 0 below 2^-30, so
+ * nothing underflows.  Within 1 ULP of the float64 result rounded to
+ * float32 on every float32 in range, with FMA and without (checked
+ * exhaustively). */
+TITER_FAST_INLINE float titer_coshsinhf(float x, int want_sinh) {
+    float a = titer_bits2f(titer_fabs_bits(x));
+    float n = (a * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+    float r = titer_poly_fma(n, 2.12194440e-4f, titer_poly_fma(n, -0.693359375f, a));
+    float rp = titer_bits2f(titer_f2bits(r) & (0u - (uint32_t)(titer_f2bits(a) >= 0x30800000u)));
+    float z = rp * rp;
+    float pe = titer_poly_fma(titer_poly_fma(titer_poly_fma(2.4801587e-05f, z, 1.3888889e-03f),
+                                             z, 4.1666668e-02f), z, 0.5f) * z;
+    float po = titer_poly_fma(titer_poly_fma(1.9841270e-04f, z, 8.3333338e-03f), z,
+                              1.6666667e-01f) * z * rp;
+    int32_t ni = (int32_t)n;
+    uint32_t exact = 0u - (uint32_t)(ni < 12);                  /* S and D exact */
+    float up = titer_bits2f((uint32_t)(ni + 126) << 23);                      /* 2^(n-1) */
+    float down = titer_bits2f(((uint32_t)(126 - ni) << 23) & (0u - (uint32_t)(ni < 24)));
+    float sum = up + down, diff = up - down;
+    float even = want_sinh ? diff : sum, odd = want_sinh ? sum : diff;
+    float lead = titer_bits2f((titer_f2bits(even) & exact) | (titer_f2bits(up) & ~exact));
+    float rest = titer_bits2f(titer_f2bits(want_sinh ? -down : down) & ~exact);
+    return lead + (rest + titer_poly_fma(odd, r, titer_poly_fma(even, pe, odd * po)));
 }
 
-/* cosh: |x| < 89, zero and subnormals included (no cancellation) */
-TITER_FAST_INLINE int titer_fast_coshf_ok(float x) { return titer_fabs_bits(x) < 0x42b20000u; }
-TITER_FAST_INLINE float titer_fast_coshf(float x) {
-    double e = titer_fast_exp((double)x);
-    return (float)(0.5 * (e + 1.0 / e));
+/* sinh: 2^-60 <= |x| < 89 (sinh(89) < FLT_MAX) */
+TITER_FAST_INLINE int titer_fast_sinhf_ok(float x) { return TITER_F_FROM_2M60(x, 0x42b20000u); }
+TITER_FAST_INLINE float titer_fast_sinhf(float x) {
+    return titer_signed_like(titer_coshsinhf(x, 1), x);
 }
+
+/* cosh: |x| < 89, zero and subnormals included */
+TITER_FAST_INLINE int titer_fast_coshf_ok(float x) { return titer_fabs_bits(x) < 0x42b20000u; }
+TITER_FAST_INLINE float titer_fast_coshf(float x) { return titer_coshsinhf(x, 0); }
 
 /* A quotient q = num / den in double for a float32 result, without a
  * double division (vdivpd costs as much as a whole float32 kernel): the
