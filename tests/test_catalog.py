@@ -979,6 +979,24 @@ def test_binary_fast_paths_within_one_ulp_of_the_rounded_result(name):
         assert ulps.max() <= 1, (context, np.argmax(ulps))
 
 
+def test_power_fast_path_near_one():
+    """float32 power's own path (titer_fast_powerf: ln x sized for float32
+    results, then exp) for x within 2^-24 to 1/2 of 1 and the exponents its
+    range allows (|y| < 120 there): within 1 ULP of the float64 result
+    rounded to float32."""
+    rng = np.random.default_rng(23)
+    n = 400000
+    x = (1.0 + rng.uniform(-1, 1, n) * np.exp2(-rng.integers(1, 25, n))).astype(np.float32)
+    y = (rng.uniform(-1, 1, n) * np.exp2(rng.integers(-10, 7, n))).astype(np.float32)
+    keep = _in_power_range(x, y)
+    x, y = x[keep], y[keep]
+    assert x.size > 100000
+    got = own_fast_path("power", x, y)
+    rounded = np.power(x.astype(np.float64), y.astype(np.float64)).astype(np.float32)
+    ulps = np.abs(got.view(np.int32).astype(np.int64) - rounded.view(np.int32))
+    assert ulps.max() <= 1, (x[np.argmax(ulps)], y[np.argmax(ulps)])
+
+
 @pytest.mark.parametrize("name", sorted(FAST2_RANGES))
 def test_binary_fast_paths_over_float32_bit_patterns(name):
     """Pairs of float32 bit patterns (every 997th against a shuffle: signs,

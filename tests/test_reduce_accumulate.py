@@ -19,6 +19,11 @@ FAST_BINARY = {(op.name, sig[0]) for op in _ops.OPS for sig in (op.fast or {})
                if len(sig.split("->")[0]) == 2}
 VECTOR_BINARY = {(op.name, sig[0]) for op in _ops.OPS for sig in (op.veclib or {})
                  if len(sig.split("->")[0]) == 2}
+# float32 power left the vector math library for its own path (1 ULP from
+# the rounded result per step, where _ZGVeN16vv_powf is 3), but each step's
+# exponent multiplies the relative difference of the step before (5 eps
+# after a few steps on this sample): it keeps the vector library's bound
+VECTOR_BINARY.add(("power", "f"))
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 

@@ -753,6 +753,14 @@ TITER_FAST_INLINE float titer_fast_expf(float x) {
     return titer_expf_scaled(r - n * -2.12194440e-4f, n);
 }
 
+/* log in float: x = 2^e (1 + m), 1 + m in [sqrt(2)/2, sqrt(2)) (Cephes'
+ * logf's steps), log(1 + m) = m - m^2/2 + m^3 P(m) with P of degree 7 (a
+ * weighted least-squares fit, Lawson's iteration, of (log(1 + m) - m +
+ * m^2/2) / m^3: relative error 2^-27 with float coefficients), e ln 2 in two
+ * parts; the Horner steps fused in the instruction-set units
+ * (TITER_FAST_FMA).  Within 1 ULP of the float64 log rounded to float32 on
+ * every positive normal float32, with FMA and without (checked
+ * exhaustively). */
 TITER_FAST_INLINE int titer_fast_logf_ok(float x) {
     uint32_t u = titer_f2bits(x);
     return u - 0x00800000u < 0x7f000000u;        /* normal, positive, finite */
@@ -765,20 +773,19 @@ TITER_FAST_INLINE float titer_fast_logf(float x) {
     e -= small;
     m = m + titer_bits2f(titer_f2bits(m) & (0u - (uint32_t)small)) - 1.0f;
     float z = m * m;
-    float y = 7.0376836292E-2f;
-    y = y * m - 1.1514610310E-1f;
-    y = y * m + 1.1676998740E-1f;
-    y = y * m - 1.2420140846E-1f;
-    y = y * m + 1.4249322787E-1f;
-    y = y * m - 1.6668057665E-1f;
-    y = y * m + 2.0000714765E-1f;
-    y = y * m - 2.4999993993E-1f;
-    y = y * m + 3.3333331174E-1f;
+    float y = -0.07634344f;
+    y = titer_poly_fma(y, m, 0.12761515f);
+    y = titer_poly_fma(y, m, -0.13160211f);
+    y = titer_poly_fma(y, m, 0.14201768f);
+    y = titer_poly_fma(y, m, -0.16623355f);
+    y = titer_poly_fma(y, m, 0.20001227f);
+    y = titer_poly_fma(y, m, -0.25000823f);
+    y = titer_poly_fma(y, m, 0.3333333f);
     y = y * m * z;
     float fe = (float)e;
-    y += -2.12194440e-4f * fe;
-    y += -0.5f * z;
-    return m + y + 0.693359375f * fe;
+    y = titer_poly_fma(-2.12194440e-4f, fe, y);
+    y = titer_poly_fma(-0.5f, z, y);
+    return titer_poly_fma(0.693359375f, fe, m + y);
 }
 
 /* exp2: 2^x = 2^n * e^((x - n) ln 2) with n = rint(x) and the exp
@@ -1134,8 +1141,8 @@ TITER_FAST_INLINE double titer_fast_tan(double x) {
     return titer_bits2d(titer_pick_d(odd, titer_d2bits(cot), titer_d2bits(th + tl)));
 }
 
-/* ---- float32 through double: expm1, log1p, sinh, cosh, tan, cbrt,
- * arcsinh, arccosh, arctanh, arctan, arcsin, arccos ----
+/* ---- float32 through double: expm1, log1p, tan, cbrt, arcsinh,
+ * arccosh, arctanh, arctan, arcsin, arccos (sinh and cosh in float) ----
  * Each is a formula in double on the double paths above (exp, log, the sin
  * and cos kernels, atan below) whose error is far below half a float32 ULP,
  * rounded once to float32: within 1 ULP of the correctly rounded result on
@@ -1170,33 +1177,85 @@ TITER_FAST_INLINE float titer_fast_log1pf(float xf) {
     return (float)titer_blend_d(TITER_BELOW_2M9(xf), taylor, titer_fast_log(1.0 + x));
 }
 
+/* sinh and cosh in float, division-free: a = |x| = n ln2 + r (ln 2 in two
+ * parts, |r| <= ln2/2), e^a = 2^n (1 + r + pe + po) and e^-a =
+ * 2^-n (1 - r + pe - po) with pe and po the even and odd Taylor terms of
+ * e^r past r (to r^8 and r^7), so with S, D = 2^(n-1) +- 2^(-n-1)
+ * cosh a = S + D r + S pe + D po and sinh a = D + S r + D pe + S po: the
+ * leading S or D (exact for n < 12; from 12 on its 2^(n-1) leads and
+ * +-2^(-n-1) joins the small terms, and from 24 on is dropped), the small
+ * terms summed first, so one rounding dominates.  For |x| < ln2/2, sinh is
+ * r + po with r = x: nothing cancels.  The polynomials see 0 below 2^-30, so
+ * nothing underflows.  Within 1 ULP of the float64 result rounded to
+ * float32 on every float32 in range, with FMA and without (checked
+ * exhaustively). */
+TITER_FAST_INLINE float titer_coshsinhf(float x, int want_sinh) {
+    float a = titer_bits2f(titer_fabs_bits(x));
+    float n = (a * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+    float r = titer_poly_fma(n, 2.12194440e-4f, titer_poly_fma(n, -0.693359375f, a));
+    float rp = titer_bits2f(titer_f2bits(r) & (0u - (uint32_t)(titer_f2bits(a) >= 0x30800000u)));
+    float z = rp * rp;
+    float pe = titer_poly_fma(titer_poly_fma(titer_poly_fma(2.4801587e-05f, z, 1.3888889e-03f),
+                                             z, 4.1666668e-02f), z, 0.5f) * z;
+    float po = titer_poly_fma(titer_poly_fma(1.9841270e-04f, z, 8.3333338e-03f), z,
+                              1.6666667e-01f) * z * rp;
+    int32_t ni = (int32_t)n;
+    uint32_t exact = 0u - (uint32_t)(ni < 12);                  /* S and D exact */
+    float up = titer_bits2f((uint32_t)(ni + 126) << 23);                      /* 2^(n-1) */
+    float down = titer_bits2f(((uint32_t)(126 - ni) << 23) & (0u - (uint32_t)(ni < 24)));
+    float sum = up + down, diff = up - down;
+    float even = want_sinh ? diff : sum, odd = want_sinh ? sum : diff;
+    float lead = titer_bits2f((titer_f2bits(even) & exact) | (titer_f2bits(up) & ~exact));
+    float rest = titer_bits2f(titer_f2bits(want_sinh ? -down : down) & ~exact);
+    return lead + (rest + titer_poly_fma(odd, r, titer_poly_fma(even, pe, odd * po)));
+}
+
 /* sinh: 2^-60 <= |x| < 89 (sinh(89) < FLT_MAX) */
 TITER_FAST_INLINE int titer_fast_sinhf_ok(float x) { return TITER_F_FROM_2M60(x, 0x42b20000u); }
-TITER_FAST_INLINE float titer_fast_sinhf(float xf) {
-    double a = titer_bits2f(titer_fabs_bits(xf)), z = a * a;
-    double taylor = a + a * z * (1.0 / 6 + z * (1.0 / 120 + z * (1.0 / 5040)));
-    double e = titer_fast_exp(a);
-    return titer_signed_like((float)titer_blend_d(TITER_BELOW_2M9(xf), taylor,
-                                                  0.5 * (e - 1.0 / e)), xf);
+TITER_FAST_INLINE float titer_fast_sinhf(float x) {
+    return titer_signed_like(titer_coshsinhf(x, 1), x);
 }
 
-/* cosh: |x| < 89, zero and subnormals included (no cancellation) */
+/* cosh: |x| < 89, zero and subnormals included */
 TITER_FAST_INLINE int titer_fast_coshf_ok(float x) { return titer_fabs_bits(x) < 0x42b20000u; }
-TITER_FAST_INLINE float titer_fast_coshf(float x) {
-    double e = titer_fast_exp((double)x);
-    return (float)(0.5 * (e + 1.0 / e));
+TITER_FAST_INLINE float titer_fast_coshf(float x) { return titer_coshsinhf(x, 0); }
+
+/* A quotient q = num / den in double for a float32 result, without a
+ * double division (vdivpd costs as much as a whole float32 kernel): the
+ * reciprocal of den_approx, den rounded to float32 (or computed in float),
+ * divided in float (relative error below 2^-23), seeds q0 = num r0, and
+ * one Newton step q0 + r0 (num - den q0) leaves an error near 2^-46.
+ * den_approx must be a normal float32. */
+TITER_FAST_INLINE double titer_quotient_for_float(double num, double den, float den_approx) {
+    double r0 = (double)(1.0f / den_approx);
+    double q0 = num * r0;
+    return titer_poly_fma(r0, titer_poly_fma(-den, q0, num), q0);
 }
 
-/* tan: sin r / cos r, or -cos r / sin r in odd quadrants, from the sin and
- * cos kernels; same range as they have */
+/* tan: x = q pi/2 + r in double (q * head exact for |x| < 2^20, as for sin
+ * and cos), tan r = r P(r^2) / Q(r^2) on |r| <= pi/4, a (2, 2) rational
+ * fitted to tan(r)/r by weighted least squares (Lawson's iteration) for
+ * relative error below 2^-35; in odd quadrants -Q / (r P), the quotient by
+ * titer_quotient_for_float.  Within 1 ULP of the float64 tan rounded to
+ * float32 on every float32 with 2^-126 <= |x| < 2^20, with FMA and without
+ * (checked exhaustively). */
 #define titer_fast_tanf_ok titer_fast_sincosf_ok
-TITER_FAST_INLINE float titer_fast_tanf(float x) {
-    double s, c;
-    uint64_t odd = 0 - (titer_sincosf_kernels(x, &s, &c) & 1);
-    double num = titer_bits2d((titer_d2bits(c) & odd) | (titer_d2bits(s) & ~odd));
-    double den = titer_bits2d(((titer_d2bits(s) ^ 0x8000000000000000ull) & odd)
-                              | (titer_d2bits(c) & ~odd));
-    return (float)(num / den);
+TITER_FAST_INLINE float titer_fast_tanf(float xf) {
+    double x = xf;
+    double big = titer_poly_fma(x, 6.36619772367581382433e-01, 6755399441055744.0);
+    double q = big - 6755399441055744.0;
+    double r = titer_poly_fma(q, -1.58932547735281966916e-08,
+                              titer_poly_fma(q, -1.57079631090164184570e+00, x));
+    double z = r * r;
+    double rp = titer_poly_fma(titer_poly_fma(0x1.19d8862030c98p-10, z, -0x1.c822f5770dab5p-4),
+                               z, 0x1.00000000184c3p+0) * r;
+    double qz = titer_poly_fma(titer_poly_fma(0x1.05b54d8f6d91bp-6, z, -0x1.c75e129688ddbp-2),
+                               z, 1.0);
+    uint64_t odd = 0 - (titer_d2bits(big) & 1);
+    double num = titer_bits2d(((titer_d2bits(qz) ^ 0x8000000000000000ull) & odd)
+                              | (titer_d2bits(rp) & ~odd));
+    double den = titer_bits2d((titer_d2bits(rp) & odd) | (titer_d2bits(qz) & ~odd));
+    return (float)titer_quotient_for_float(num, den, (float)den);
 }
 
 /* cbrt: FreeBSD's s_cbrtf.c: a 5-bit guess from the bits (exponent / 3),
@@ -1389,10 +1448,50 @@ TITER_FAST_INLINE double titer_fast_arctan2(double y, double x) {
     return titer_bits2d(titer_d2bits(res) ^ ((titer_d2bits(x) ^ titer_d2bits(y)) & sign));
 }
 
-/* power: exp(y log x) in double, for x normal positive finite and
- * |y (log2 x)| < 120 (bounded by |y| (|exponent of x| + 1), on the bits and
- * a product of finite values), so the result is normal and finite; an error
- * of 2^-45 relative to the result at most */
+/* ln x in double for a normal, positive, finite float32 x, sized for
+ * float32 results (relative error below 2^-44, where titer_fast_log keeps
+ * 2^-53 with a double division): x = 2^k (1 + f), 1 + f in
+ * [sqrt(2)/2, sqrt(2)) split on the float32 bits (f exact in float),
+ * s = f / (2 + f) by titer_quotient_for_float, ln(1 + f) = 2s + s^3 P(s^2)
+ * with P a degree-4 weighted least-squares fit (Lawson's iteration) of
+ * (2 atanh(s) - 2s) / s^3, then k ln 2 added. */
+TITER_FAST_INLINE double titer_log_for_float(float x) {
+    uint32_t u = titer_f2bits(x) + (0x3f800000u - 0x3f3504f3u);
+    double k = (double)((int32_t)(u >> 23) - 127);
+    float f = titer_bits2f((u & 0x007fffffu) + 0x3f3504f3u) - 1.0f;
+    double s = titer_quotient_for_float(f, 2.0 + (double)f, 2.0f + f), z = s * s;
+    double p = 0x1.9114e19f57c0ap-3;
+    p = titer_poly_fma(p, z, 0x1.c62b1f9ebb790p-3);
+    p = titer_poly_fma(p, z, 0x1.249411d018f99p-2);
+    p = titer_poly_fma(p, z, 0x1.999996a9899bep-2);
+    p = titer_poly_fma(p, z, 0x1.555555561e2f6p-1);
+    return titer_poly_fma(k, 6.93147180559945286227e-01, titer_poly_fma(s * z, p, 2.0 * s));
+}
+
+/* e^t in double for |t| < 708, sized for float32 results (relative error
+ * below 2^-33): t = k ln 2 + r, |r| <= ln2/2, e^r = 1 + r + r^2 Q(r) with Q
+ * a degree-5 weighted least-squares fit (Lawson's iteration) of
+ * (e^r - 1 - r) / r^2 (the float64 exp's Taylor series runs to r^13), 2^k on
+ * the bits of the rounding constant's sum. */
+TITER_FAST_INLINE double titer_exp_for_float(double t) {
+    double big = titer_poly_fma(t, 1.44269504088896338700e+00, 6755399441055744.0);
+    double k = big - 6755399441055744.0;
+    double r = titer_poly_fma(k, -6.93147180559945286227e-01, t);
+    double q = 0x1.9f08b43a93baep-13;
+    q = titer_poly_fma(q, r, 0x1.6d8cf6614bfb5p-10);
+    q = titer_poly_fma(q, r, 0x1.11127087963f4p-7);
+    q = titer_poly_fma(q, r, 0x1.55548dd5691a9p-5);
+    q = titer_poly_fma(q, r, 0x1.5555544366a86p-3);
+    q = titer_poly_fma(q, r, 0x1.0000003a1ca44p-1);
+    double scale = titer_bits2d((titer_d2bits(big) + 1023) << 52);
+    return scale * (titer_poly_fma(q, r * r, r) + 1.0);
+}
+
+/* power: exp(y ln x) in double by the two kernels above, for x normal
+ * positive finite and |y (log2 x)| < 120 (bounded by |y| (|exponent of x| +
+ * 1), on the bits and a product of finite values), so the result is normal
+ * and finite: y ln x within 2^-34 of its value, the result within 2^-32
+ * relative before its rounding to float32 */
 TITER_FAST_INLINE int titer_fast_powerf_ok(float x, float y) {
     uint32_t small_y = 0u - (uint32_t)(titer_fabs_bits(y) < 0x4b800000u);   /* |y| < 2^24 */
     int32_t e = (int32_t)(titer_f2bits(x) >> 23) - 127;
@@ -1401,7 +1500,7 @@ TITER_FAST_INLINE int titer_fast_powerf_ok(float x, float y) {
            & (titer_f2bits(bound) < 0x42f00000u);                             /* < 120 */
 }
 TITER_FAST_INLINE float titer_fast_powerf(float x, float y) {
-    return (float)titer_fast_exp((double)y * titer_fast_log((double)x));
+    return (float)titer_exp_for_float((double)y * titer_log_for_float(x));
 }
 
 /* float32 fmod, remainder, floor_divide: fmod(a, b) = a - n b with
