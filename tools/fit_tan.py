@@ -13,9 +13,9 @@ the weights then refined toward the minimax error (Lawson's iteration), in
 Prints the coefficients (constant term first, as hex doubles) and the
 largest relative error of r + r z P(z) against tan(r) with them rounded to
 double."""
-import argparse
-
 import mpmath as mp
+
+import _odd_fit
 
 
 def z_max():
@@ -57,26 +57,9 @@ def fit(degree, iterations=30):
     return [float(constant)] + [float(solution[j]) for j in range(degree)]
 
 
-def worst_relative_error(coefficients, samples=2000):
-    worst = 0
-    for k in range(1, samples + 1):
-        z = z_max() * k / samples
-        r = mp.sqrt(z)
-        p = sum(mp.mpf(c) * z ** j for j, c in enumerate(coefficients))
-        worst = max(worst, abs((r + r * z * p) / mp.tan(r) - 1))
-    return worst
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--degree", type=int, default=14)
-    args = parser.parse_args()
-    mp.mp.prec = 200
-    coefficients = fit(args.degree)
-    for c in coefficients:
-        print(c.hex())
-    print("largest relative error: 2^%.1f" % float(mp.log(worst_relative_error(coefficients), 2)))
+def radii(samples=2000):
+    return [mp.sqrt(z_max() * k / samples) for k in range(1, samples + 1)]
 
 
 if __name__ == "__main__":
-    main()
+    _odd_fit.main(__doc__, fit, mp.tan, radii, degree=14, precision=200)
