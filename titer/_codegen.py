@@ -74,9 +74,9 @@ def no_trapping_math(op, sig):
     return "TITER_NO_TRAPPING_MATH " if op.name in _NO_TRAPPING_MATH and sig[0] in "efd" else ""
 
 
-# libm functions whose CPU kernels call titer's wrapper instead, for glibc's
-# slow error path (titer_scalar.h NOTE [libm error paths]); the GPU calls
-# its own libdevice functions
+# libm functions whose kernels call titer's wrapper instead, for glibc's
+# slow error path (titer_scalar.h NOTE [libm error paths]); on the GPU
+# (titer_scalar.cuh) the wrappers are libdevice's own functions
 _DOMAIN_WRAPPED = ("log", "log2", "log10", "log1p")
 
 

@@ -23,6 +23,7 @@
    int8_t uint8_t int16_t uint16_t int32_t uint32_t int64_t uint64_t
    INFINITY NAN isnan isinf isfinite signbit M_PI M_LN2 M_LOG2E
    titer_m1 titer_m2 titer_clamp_int titer_floordiv titer_remainder
+   titer_domain_log titer_domain_log2 titer_domain_log10 titer_domain_log1p
    titer_spacing titer_logaddexp titer_logaddexp2 titer_clip_float
    titer_half_nextafter titer_half_spacing titer_clip_half
    titer_ifloordiv titer_iremainder titer_ifmod titer_igcd titer_ilcm
@@ -291,6 +292,12 @@ TITER_MIXED_CMP(greater_equal, >=)
 /* libm's float or double variant: C++ overloads pick it by the argument. */
 #define titer_m1(fn, x) (fn(x))
 #define titer_m2(fn, x, y) (fn((x), (y)))
+/* the CPU's log family with its own error path (glibc's is slow: NOTE
+ * [libm error paths] in titer_scalar.h); the device's functions have none */
+#define titer_domain_log log
+#define titer_domain_log2 log2
+#define titer_domain_log10 log10
+#define titer_domain_log1p log1p
 #define titer_clamp_int(e) ((int)((e) > TITER_INT_MAX ? TITER_INT_MAX : (e) < TITER_INT_MIN ? TITER_INT_MIN : (e)))
 /* the CPU's branch-free modf / frexp / ldexp (titer_scalar.h) give libm's
  * values: here libm's own device functions */
