@@ -126,6 +126,29 @@ def test_broadcast_of_src_into_dst_is_numpys(dst_shape):
             np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("src_char", list("efdFD"))
+def test_float_to_integer_casts_at_every_output_offset(src_char):
+    """NaN, inf and out-of-range values convert to whatever the
+    instructions give (C leaves it undefined): the contiguous cast gives
+    NumPy's contiguous values wherever the output starts, since which
+    elements a loop starting at a 64-byte boundary would run apart depends
+    on the address (NOTE [aligned stores])."""
+    src = np.resize(np.array(special_values(src_char), src_char), 40)
+    for dst_char in "bBhHiIlL":
+        item = np.dtype(dst_char).itemsize
+        want = np.zeros(40, dst_char)
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            np.copyto(want, src, casting="unsafe")
+            for offset in range(0, 64, item):
+                buf = np.zeros(40 * item + 128, np.uint8)
+                start = (-buf.ctypes.data) % 64 + offset
+                got = buf[start:start + 40 * item].view(dst_char)
+                titer.copy(got, src, casting="unsafe")
+                np.testing.assert_array_equal(got, want, err_msg="%s->%s at +%d" % (
+                    src_char, dst_char, offset))
+
+
 def test_early_exit_and_overlap():
     a = np.arange(10.0)
     assert titer.copy(a, a) is a

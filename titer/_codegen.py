@@ -282,6 +282,16 @@ def _cast_attrs(src, dst):
     return ""
 
 
+def _cast_aligned(src, dst):
+    """Casts that may start at the output's 64-byte boundary (NOTE [aligned
+    stores] in titer_loops.h): not floats to integers, whose undefined
+    conversions (NaN, inf, out of range) the vector body and the scalar
+    head give differently -- which elements the head takes depends on the
+    address, and NumPy's contiguous loop gives the vector body's values."""
+    return int(not (ops.kind_of(src) in ("float", "complex")
+                    and ops.kind_of(dst) in ("sint", "uint")))
+
+
 def emit_casts():
     out = []
     chars = ops.TYPECHARS
@@ -289,9 +299,9 @@ def emit_casts():
         for d in chars:
             out.append("%sstatic void titer_cast_%s_%s(const char *src, int64_t src_stride,"
                        " char *dst, int64_t dst_stride, int64_t n) {\n"
-                       "    TITER_CAST_LOOP(%s, %s, %s)\n}"
+                       "    TITER_CAST_LOOP(%s, %s, %s, %d)\n}"
                        % (_cast_attrs(s, d), _cname(s), _cname(d), ops.C_TYPE[s],
-                          ops.C_TYPE[d], cast_expr(s, d)))
+                          ops.C_TYPE[d], cast_expr(s, d), _cast_aligned(s, d)))
     rows = []
     for s in chars:
         rows.append("    {" + ", ".join("titer_cast_%s_%s" % (_cname(s), _cname(d))

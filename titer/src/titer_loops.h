@@ -27,8 +27,10 @@ typedef void (*titer_cast_fn)(const char *src, int64_t src_stride,
  * lines: a bool -> float64 cast ran 25% slower than NumPy's (which stores
  * narrower registers) on an AVX-512 Xeon.  A contiguous loop therefore
  * runs the elements before the output's first 64-byte boundary on their
- * own (the same loop body, so the same code and bits), then the rest from
- * the boundary.  Inputs usually share the output's offset and align too.
+ * own (the same loop body, so the same bits wherever C defines them: a
+ * conversion it leaves undefined may give another value in the scalar head
+ * than in the vector body, so the casts of floats to integers do not
+ * align), then the rest from the boundary.  Inputs usually share the output's offset and align too.
  * `head` is 0 where the output is not aligned to its own item size. */
 static inline int64_t titer_head_to_align(const void *p, int64_t itemsize, int64_t n) {
     uintptr_t a = (uintptr_t)p;
@@ -446,11 +448,16 @@ static inline int titer_half_through_float(titer_loop1d float_loop, int nin, cha
 #define TITER_NO_AVX512_CONVERT
 #endif
 
-/* A cast: contiguous path plus strided walk; CONVERT is one expression. */
-#define TITER_CAST_LOOP(TS, TD, CONVERT)                                     \
+/* A cast: contiguous path plus strided walk; CONVERT is one expression.
+ * ALIGNED: the contiguous path starts at the output's 64-byte boundary
+ * (_codegen._cast_aligned says which casts may). */
+#define TITER_CAST_LOOP(TS, TD, CONVERT, ALIGNED)                            \
     if (src_stride == (int64_t)sizeof(TS) && dst_stride == (int64_t)sizeof(TD)) { \
         const TS *ps = (const TS *)src; TD *pd = (TD *)dst;                 \
-        TITER_ALIGNED_RUN(, pd, { TS v = ps[i]; pd[i] = CONVERT; });        \
+        if (ALIGNED)                                                        \
+            TITER_ALIGNED_RUN(, pd, { TS v = ps[i]; pd[i] = CONVERT; });    \
+        else                                                                \
+            for (int64_t i = 0; i < n; i++) { TS v = ps[i]; pd[i] = CONVERT; } \
     } else {                                                                \
         for (int64_t i = 0; i < n; i++) {                                   \
             TS v = *(const TS *)(src + i * src_stride);                     \
