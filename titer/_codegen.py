@@ -74,25 +74,11 @@ def no_trapping_math(op, sig):
     return "TITER_NO_TRAPPING_MATH " if op.name in _NO_TRAPPING_MATH and sig[0] in "efd" else ""
 
 
-# libm functions whose kernels call titer's wrapper instead, for glibc's
-# slow error path (titer_scalar.h NOTE [libm error paths]); on the GPU
-# (titer_scalar.cuh) the wrappers are libdevice's own functions
-_DOMAIN_WRAPPED = ("log", "log2", "log10", "log1p")
-
-
-def cpu_expr(expr):
-    """An op table expression as the CPU kernels compute it."""
-    for fn in _DOMAIN_WRAPPED:
-        expr = expr.replace("titer_m1(%s, " % fn, "titer_m1(titer_domain_%s, " % fn)
-    return expr
-
-
 def emit_kernel(op, sig):
     """One inline function per signature.  A second output (divmod, modf,
     frexp) is written through the pointer ``o1``; the first is returned."""
     ins, outs = ops.parse_signature(sig)
     key, expr = ops.lookup_expr(op, ins)
-    expr = cpu_expr(expr)
     out_c = ops.C_TYPE[outs[0]]
     args = "abcd"[:len(ins)]
     # NumPy computes float16 in float and rounds once at the end, unless the

@@ -208,9 +208,11 @@ def _fast(name):
             for sig, fn in _FAST_PATHS.get(name, {}).items()} or None
 
 
-def _unary_math(name, cname=None, chars=INEXACT, aliases=(), approx=True, doc=None):
+def _unary_math(name, cname=None, chars=INEXACT, aliases=(), approx=True, doc=None,
+                real=None):
+    """`real`: the real function the kernels call, where not libm's `cname`."""
     cname = cname or name
-    expr = {"float": "titer_m1(%s, a)" % cname}
+    expr = {"float": "titer_m1(%s, a)" % (real or cname)}
     if any(c in COMPLEX for c in chars):
         expr["complex"] = "titer_cfn(%s, a)" % cname
     return Op(name, 1, 1, same(chars, 1), expr, aliases, doc or "%s(a)" % cname,
@@ -229,7 +231,8 @@ OPS += [
     _unary_math("cos"), _unary_math("cosh"), _unary_math("sin"), _unary_math("sinh"),
     _unary_math("tan"), _unary_math("tanh"),
     _unary_math("exp"), _unary_math("exp2"), _unary_math("expm1"),
-    _unary_math("log"), _unary_math("log2"), _unary_math("log10"), _unary_math("log1p"),
+    # the log family's own error path (titer_scalar.h NOTE [libm error paths])
+    *[_unary_math(name, real="titer_domain_" + name) for name in ("log", "log2", "log10", "log1p")],
     _unary_math("cbrt", chars=FLOATING),
     Op("sqrt", 1, 1, same(INEXACT, 1), {"float": "titer_m1(sqrt, a)",
                                          "complex": "titer_cfn(sqrt, a)"},

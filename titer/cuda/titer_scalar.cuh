@@ -292,8 +292,9 @@ TITER_MIXED_CMP(greater_equal, >=)
 /* libm's float or double variant: C++ overloads pick it by the argument. */
 #define titer_m1(fn, x) (fn(x))
 #define titer_m2(fn, x, y) (fn((x), (y)))
-/* the CPU's log family with its own error path (glibc's is slow: NOTE
- * [libm error paths] in titer_scalar.h); the device's functions have none */
+/* the op table's log family: on the CPU with titer's own error path
+ * (glibc's is slow: NOTE [libm error paths] in titer_scalar.h); the
+ * device's functions have no slow path to avoid */
 #define titer_domain_log log
 #define titer_domain_log2 log2
 #define titer_domain_log10 log10

@@ -232,7 +232,8 @@ extern int titer_loop_error;
  * values below the pole, 5e7 float64 ones, nans and the poles' neighbours
  * (a signaling nan, which NumPy never makes, may differ in the invalid
  * flag); the tests run the loops over such values against NumPy.  The CPU kernels of
- * log, log2, log10 and log1p call them (_codegen.cpu_expr). */
+ * log, log2, log10 and log1p call them (their op table entries; the GPU's
+ * are its own functions, titer_scalar.cuh). */
 #define TITER_DOMAIN_LOG(NAME, T, FN, POLE, NAN_TO_LIBM, POSITIVE_NAN)       \
 TITER_INLINE T NAME(T x) {                                                   \
     if (__builtin_expect(__builtin_isgreater(x, (POLE)), 1)                  \
@@ -1252,9 +1253,8 @@ TITER_FAST_INLINE float titer_fast_tanf(float xf) {
     double qz = titer_poly_fma(titer_poly_fma(0x1.05b54d8f6d91bp-6, z, -0x1.c75e129688ddbp-2),
                                z, 1.0);
     uint64_t odd = 0 - (titer_d2bits(big) & 1);
-    double num = titer_bits2d(((titer_d2bits(qz) ^ 0x8000000000000000ull) & odd)
-                              | (titer_d2bits(rp) & ~odd));
-    double den = titer_bits2d((titer_d2bits(rp) & odd) | (titer_d2bits(qz) & ~odd));
+    double num = titer_bits2d(titer_pick_d(odd, titer_d2bits(-qz), titer_d2bits(rp)));
+    double den = titer_bits2d(titer_pick_d(odd, titer_d2bits(rp), titer_d2bits(qz)));
     return (float)titer_quotient_for_float(num, den, (float)den);
 }
 
