@@ -213,6 +213,8 @@ def emit_loop(op, sig):
                           % (core_loop_name(op, sig), veclib_loop_body(op, sig, ins), body))
     else:
         body = plain
+        if ops.quiet_invalid(op, sig):      # NOTE [quiet compares] in titer/_ops.py
+            body = "TITER_QUIET_INVALID(%s)" % plain
         attrs = no_trapping_math(op, sig)
         if any(call in ops.lookup_expr(op, ins)[1] for call in _FUSED_CALLS):
             attrs += "TITER_SIMD_FMA_CLONES "

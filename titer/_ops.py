@@ -390,6 +390,25 @@ REORDERABLE = frozenset([
 ABSORBING = frozenset(["maximum", "minimum", "fmax", "fmin"])
 ALIASES = {alias: op.name for op in OPS for alias in op.aliases}
 
+# NOTE [quiet compares]: the ops whose NumPy loops compare quietly, by the
+# type characters that do: a NaN operand is no error for them, so they never
+# report 'invalid'.  C's relational operators are signaling compares, and
+# GCC 12 vectorizes them (even isless and friends) to predicates that raise
+# invalid on a quiet NaN; the loops of these signatures drop the invalid
+# flag they raise themselves (titer_loops.h TITER_QUIET_INVALID), so
+# elementwise calls, evaluate programs and reductions report what NumPy
+# does.  Complex less & co. are not here: NumPy's complex compares signal.
+QUIET_INVALID = dict(
+    {name: "efd" for name in ("less", "less_equal", "greater", "greater_equal", "heaviside",
+                              "sign")},
+    **{name: "efdFD" for name in ("maximum", "minimum", "fmax", "fmin", "clip", "isinf",
+                                  "isfinite")})
+
+
+def quiet_invalid(op, sig):
+    """Whether the loop of `sig` must drop the invalid flag it raises."""
+    return sig[0] in QUIET_INVALID.get(op.name, "")
+
 
 def canonical_name(name):
     """The op-table name for a NumPy name or alias, or None."""

@@ -207,6 +207,31 @@ static inline void titer_masked_run(titer_loop1d fn, int nt, char **data,
 #else
 #define TITER_NO_TRAPPING_MATH
 #endif
+/* The loop statements of an op that compares quietly (NOTE [quiet
+ * compares] in titer/_ops.py): the invalid flag they raise is dropped, one
+ * raised before them kept.  MXCSR's bits are the FE_* values on x86. */
+static inline unsigned int titer_fp_flags(void) {
+#if defined(__SSE2__) && defined(__GNUC__)
+    return __builtin_ia32_stmxcsr();
+#else
+    return (unsigned int)fetestexcept(FE_ALL_EXCEPT);
+#endif
+}
+static inline void titer_drop_own_invalid(unsigned int before) {
+    if (before & FE_INVALID) return;
+#if defined(__SSE2__) && defined(__GNUC__)
+    unsigned int now = __builtin_ia32_stmxcsr();
+    if (now & FE_INVALID) __builtin_ia32_ldmxcsr(now & ~(unsigned int)FE_INVALID);
+#else
+    feclearexcept(FE_INVALID);
+#endif
+}
+#define TITER_QUIET_INVALID(...)                                            \
+    {                                                                       \
+        const unsigned int flags_before_ = titer_fp_flags();                \
+        { __VA_ARGS__ }                                                     \
+        titer_drop_own_invalid(flags_before_);                              \
+    }
 #define TITER_SPLIT_BLOCK 1024
 #include "titer_veclib.h"   /* the vector-libm loops (after the block size) */
 #define TITER_SPLIT_LOOP(T, UI, TOBITS, FROMBITS, KERNEL, OK, FAST)         \

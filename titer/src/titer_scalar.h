@@ -303,13 +303,15 @@ TITER_INLINE T titer_remainder_##S(T a, T b) {                               \
     return mod;                                                              \
 }                                                                            \
 /* npy_spacing: the gap to the next float away from zero (zero counts as +), \
- * stepped on the bits so a subnormal gap raises no underflow (as NumPy). */ \
+ * stepped on the bits; NumPy's step raises overflow at inf and underflow   \
+ * where it lands on a subnormal from a nonzero x (the gap itself is exact). */ \
 TITER_INLINE T titer_spacing_##S(T x) {                                      \
     if (isinf(x) || isnan(x)) return (T)NAN;                                 \
     T next;                                                                  \
     if (x == 0) return titer_next_away_##S((T)0);  /* the smallest subnormal */ \
     next = titer_next_away_##S(x);                                           \
     if (isinf(next)) feraiseexcept(FE_OVERFLOW);                             \
+    if (fpclassify(next) == FP_SUBNORMAL) feraiseexcept(FE_UNDERFLOW);      \
     return next - x;                                                         \
 }                                                                            \
 TITER_INLINE T titer_logaddexp_##S(T x, T y) {                               \
