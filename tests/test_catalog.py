@@ -181,6 +181,31 @@ def test_float16_binary_exhaustively(name):
                   numpy_call(name, allh, other), name)
 
 
+def test_float16_nextafter_every_x_toward_every_kind_of_y():
+    """The branch-free float16 nextafter (integer selects, an overflowing
+    product for NumPy's flag): every float16 x toward y = +-0, +-inf, nan,
+    +-max, x's own bits, its neighbours' and x negated, NumPy's bits; the
+    overflow warning where a finite x steps to inf and nowhere else."""
+    bits = np.arange(65536, dtype=np.uint16)
+    x = bits.view(np.float16)
+    ys = [np.full(x.shape, np.float16(v)) for v in (0.0, -0.0, np.inf, -np.inf, np.nan,
+                                                      65504.0, -65504.0)]
+    ys += [(bits + d).view(np.float16) for d in (0, 1, 0xffff, 0x8000)]
+    for y in ys:
+        with np.errstate(all="ignore"):
+            same_as_numpy("nextafter", titer_call("nextafter", None, x, y),
+                          numpy_call("nextafter", x, y), "nextafter e")
+    for k in (0x7bff, 0xfbff):                  # +-max toward its infinity, in a vector
+        xs = np.repeat(bits[k:k + 1], 37).view(np.float16)
+        toward = np.full(37, np.float16(np.inf if k < 0x8000 else -np.inf))
+        with np.errstate(over="raise"):
+            with pytest.raises(FloatingPointError, match="overflow"):
+                titer.elementwise("nextafter", None, xs, toward)
+    with np.errstate(over="raise", invalid="ignore"):     # no overflow anywhere else
+        numpy_call("nextafter", x, np.roll(x, 777))
+        titer.elementwise("nextafter", None, x, np.roll(x, 777))
+
+
 # -- NaN at loop tails and chunk boundaries ------------------------------------
 
 @pytest.mark.parametrize("name", ["exp", "log", "sin", "sqrt", "floor_divide", "power", "fmax",
@@ -460,8 +485,13 @@ HALF_THROUGH_FAST = sorted(op.name for op in _ops.OPS
 
 
 def test_float16_fast_loops_cover_every_float32_fast_path():
+    """Every op with a float32 fast path, and the approximate ones whose
+    float32 loop is libm's (logaddexp), runs float16 through float32 blocks."""
     assert set(HALF_THROUGH_FAST) == {op.name for op in _ops.OPS
-                                      if {"f->f", "ff->f"} & set(op.fast or {})}
+                                      if {"f->f", "ff->f", "ff->ff"} & set(op.fast or {})
+                                      or (op.approx and "ee->e" in op.types
+                                          and not op.fast and not op.veclib)}
+    assert {"logaddexp", "logaddexp2", "divmod"} <= set(HALF_THROUGH_FAST)
 
 
 @pytest.mark.parametrize("name", HALF_THROUGH_FAST)
@@ -483,17 +513,22 @@ def test_float16_through_float32_fast_loops(name):
         assert set(ours) - drop == set(theirs) - drop, (name, ours, theirs)
         with np.errstate(all="ignore"):
             same_as_numpy(name, titer_call(name, None, *inputs), numpy_call(name, *inputs), name)
+    nout = _ops.OPS_BY_NAME[name].nout
     with np.errstate(all="ignore"):
         want = numpy_call(name, *((x,) if nin == 1 else (x, y)))
         inplace = x.copy()
-        got = titer.elementwise(name, inplace, *((inplace,) if nin == 1 else (inplace, y)))
-        assert got is inplace
+        outs = (inplace,) + tuple(np.empty_like(x) for _ in range(nout - 1))
+        got = titer.elementwise(name, outs if nout > 1 else inplace,
+                                *((inplace,) if nin == 1 else (inplace, y)))
+        assert (got[0] if nout > 1 else got) is inplace
         same_as_numpy(name, got, want, name + " in place")
         mask = np.arange(x.size) % 3 != 0
-        out = np.full(x.size, np.float16(7))
-        titer.elementwise(name, out, *((x,) if nin == 1 else (x, y)), where=mask)
-        same_as_numpy(name, out[mask], want[mask], name + " where=")
-        assert np.all(out[~mask] == 7)
+        outs = tuple(np.full(x.size, np.float16(7)) for _ in range(nout))
+        titer.elementwise(name, outs if nout > 1 else outs[0], *((x,) if nin == 1 else (x, y)),
+                          where=mask)
+        for out, expected in zip(outs, want if nout > 1 else (want,)):
+            same_as_numpy(name, out[mask], expected[mask], name + " where=")
+            assert np.all(out[~mask] == 7)
 
 
 @pytest.mark.parametrize("name", HALF_THROUGH_FAST)
@@ -509,21 +544,25 @@ def test_float16_fast_path_rounds_as_numpys_cast(name):
     x = halves[np.isfinite(halves)]
     args = (x,) if op.nin == 1 else (x, np.roll(x, 4321))
     with np.errstate(all="ignore"):
-        wide = titer.elementwise(name, None, *[a.astype(np.float32) for a in args])
-        got = titer.elementwise(name, None, *args)
-        want = wide.astype(np.float16)
-    np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16), err_msg=name)
-    bits = wide.view(np.uint32) & 0x7fffffff
-    tiny = (bits >= 0x387ff000) & (bits < 0x38800000)          # rounds up to 2^-14
-    big = np.isfinite(wide) & ~np.isfinite(want)
-    for kind, picked in (("underflow", tiny), ("overflow", big)):
-        for k in np.flatnonzero(picked)[:3]:
-            block = [np.repeat(a[k:k + 1], 37) for a in args]   # a vector and a tail
-            with np.errstate(all="raise"):
-                with pytest.raises(FloatingPointError, match=kind):
-                    np.repeat(wide[k:k + 1], 37).astype(np.float16)
-                with pytest.raises(FloatingPointError, match=kind):
-                    titer.elementwise(name, None, *block)
+        wides = titer.elementwise(name, None, *[a.astype(np.float32) for a in args])
+        gots = titer.elementwise(name, None, *args)
+    if op.nout == 1:
+        wides, gots = (wides,), (gots,)
+    for wide, got in zip(wides, gots):
+        with np.errstate(all="ignore"):
+            want = wide.astype(np.float16)
+        np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16), err_msg=name)
+        bits = wide.view(np.uint32) & 0x7fffffff
+        tiny = (bits >= 0x387ff000) & (bits < 0x38800000)          # rounds up to 2^-14
+        big = np.isfinite(wide) & ~np.isfinite(want)
+        for kind, picked in (("underflow", tiny), ("overflow", big)):
+            for k in np.flatnonzero(picked)[:3]:
+                block = [np.repeat(a[k:k + 1], 37) for a in args]   # a vector and a tail
+                with np.errstate(all="raise"):
+                    with pytest.raises(FloatingPointError, match=kind):
+                        np.repeat(wide[k:k + 1], 37).astype(np.float16)
+                    with pytest.raises(FloatingPointError, match=kind):
+                        titer.elementwise(name, None, *block)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

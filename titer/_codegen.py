@@ -150,15 +150,18 @@ _FMA_FAST = {"titer_fast_fmod", "titer_fast_remainder", "titer_fast_floor_divide
 
 
 def float_fast_twin(op, sig):
-    """For a float16 signature computed through float ('e->e', 'ee->e')
-    whose float32 twin has a fast or vector-libm path: that twin ('f->f'),
-    else None."""
+    """For a float16 signature computed through float ('e->e', 'ee->e',
+    'ee->ee') whose float32 twin has a fast or vector-libm path, or is a
+    libm loop (an approximate op: logaddexp), that twin ('f->f'), else None.
+    Such a loop runs in blocks converted with F16C (titer_half_through_float)
+    rather than converting each element in software around the float call."""
     ins, outs = ops.parse_signature(sig)
     twin = sig.replace("e", "f")
-    if (set(ins + outs) != {"e"} or len(outs) != 1
-            or ops.lookup_expr(op, ins)[0] in ("e", "half")):
+    if set(ins + outs) != {"e"} or ops.lookup_expr(op, ins)[0] in ("e", "half"):
         return None
-    return twin if twin in (op.fast or {}) or twin in (op.veclib or {}) else None
+    if twin in (op.fast or {}) or twin in (op.veclib or {}) or (op.approx and twin in op.types):
+        return twin
+    return None
 
 
 def split_loop_body(op, sig, ins, outs):
@@ -194,9 +197,10 @@ def emit_loop(op, sig):
     veclib = (op.veclib or {}).get(sig)
     twin = float_fast_twin(op, sig)
     attrs = ""
+    assert not ((fast or veclib or twin) and ops.quiet_invalid(op, sig)), (op.name, sig)
     if twin:                # float16 through the float32 fast loop, in blocks
-        body = "if (titer_half_through_float(%s, %d, data, strides, n)) return;\n    %s" % (
-            core_loop_name(op, twin), len(ins), plain)
+        body = "if (titer_half_through_float(%s, %d, %d, data, strides, n)) return;\n    %s" % (
+            core_loop_name(op, twin), len(ins), len(outs), plain)
     elif fast or veclib:    # float32 / float64 loops with a vectorized path
         # each instruction-set unit builds its own, for its own target
         body = split_loop_body(op, sig, ins, outs) if fast else plain

@@ -416,43 +416,46 @@ static inline void titer_round_to_halves(const float *in, titer_half *out, int64
 }
 #endif
 
-/* float16 ops whose float32 loop has a fast path (exp, sin, hypot, ...):
- * NumPy computes float16 in float and rounds once, so a block of float16
- * operands is widened into float buffers (a stride-0 scalar stays one
- * float), the float32 loop runs on them (its vector fast path, libm for the
- * rest; the output buffer is the first input's, which that loop allows),
- * and the results are rounded back (NOTE [F16C blocks]).
+/* float16 ops whose float32 loop has a fast path (exp, sin, hypot, divmod,
+ * ...): NumPy computes float16 in float and rounds once, so a block of
+ * float16 operands is widened into float buffers (a stride-0 scalar stays
+ * one float), the float32 loop runs on them (its vector fast path, libm for
+ * the rest; the first output's buffer is the first input's, which that loop
+ * allows; a second output has its own), and each result is rounded back
+ * (NOTE [F16C blocks]).  data / strides: nout outputs, then nin inputs.
  * Returns 0, doing nothing, for operands neither contiguous nor scalar;
  * the caller then runs the one-element kernel. */
 #define TITER_HALF_BLOCK 1024
-static inline int titer_half_through_float(titer_loop1d float_loop, int nin, char **data,
-                                           const int64_t *strides, int64_t n) {
-    if (strides[0] != (int64_t)sizeof(titer_half)) return 0;
-    for (int k = 1; k <= nin; k++)
+static inline int titer_half_through_float(titer_loop1d float_loop, int nin, int nout,
+                                           char **data, const int64_t *strides, int64_t n) {
+    for (int k = 0; k < nout; k++)
+        if (strides[k] != (int64_t)sizeof(titer_half)) return 0;
+    for (int k = nout; k < nout + nin; k++)
         if (strides[k] != (int64_t)sizeof(titer_half) && strides[k] != 0) return 0;
-    float wide[2][TITER_HALF_BLOCK], scalar[2];
-    char *fdata[3];
-    int64_t fstrides[3];
-    fdata[0] = (char *)wide[0];
-    fstrides[0] = (int64_t)sizeof(float);
-    for (int k = 1; k <= nin; k++) {
-        if (strides[k] == 0) {
-            scalar[k - 1] = titer_h2f(*(const titer_half *)data[k]);
-            fdata[k] = (char *)&scalar[k - 1];
-            fstrides[k] = 0;
+    float wide[3][TITER_HALF_BLOCK], scalar[2];
+    char *fdata[4];
+    int64_t fstrides[4];
+    fdata[0] = (char *)wide[0];                 /* the first input's buffer */
+    fdata[1] = (char *)wide[2];                 /* a second output's */
+    fstrides[0] = fstrides[1] = (int64_t)sizeof(float);
+    for (int k = 0; k < nin; k++) {
+        if (strides[nout + k] == 0) {
+            scalar[k] = titer_h2f(*(const titer_half *)data[nout + k]);
+            fdata[nout + k] = (char *)&scalar[k];
+            fstrides[nout + k] = 0;
         } else {
-            fdata[k] = (char *)wide[k - 1];
-            fstrides[k] = (int64_t)sizeof(float);
+            fdata[nout + k] = (char *)wide[k];
+            fstrides[nout + k] = (int64_t)sizeof(float);
         }
     }
-    titer_half *out = (titer_half *)data[0];
     for (int64_t start = 0; start < n; start += TITER_HALF_BLOCK) {
         int64_t m = n - start < TITER_HALF_BLOCK ? n - start : TITER_HALF_BLOCK;
-        for (int k = 1; k <= nin; k++)
-            if (strides[k] != 0)
-                titer_widen_halves((const titer_half *)data[k] + start, wide[k - 1], m);
+        for (int k = 0; k < nin; k++)
+            if (strides[nout + k] != 0)
+                titer_widen_halves((const titer_half *)data[nout + k] + start, wide[k], m);
         float_loop(fdata, fstrides, m);
-        titer_round_to_halves(wide[0], out + start, m);
+        for (int k = 0; k < nout; k++)
+            titer_round_to_halves((const float *)fdata[k], (titer_half *)data[k] + start, m);
     }
     return 1;
 }
