@@ -565,6 +565,43 @@ def test_float16_fast_path_rounds_as_numpys_cast(name):
                         titer.elementwise(name, None, *block)
 
 
+HALF_TABLES = [name for name in HALF_THROUGH_FAST
+               if (_ops.OPS_BY_NAME[name].nin, _ops.OPS_BY_NAME[name].nout) == (1, 1)]
+
+
+def test_float16_tables_are_the_computed_path():
+    """NOTE [float16 tables]: once a unary op has computed 2^22 elements its
+    table fills (counted by the core); from then on every float16 input
+    (NaNs, infinities, subnormals, both zeros) gives the bits of the float32
+    path rounded, in a big call and in small ones, and each run of 256
+    inputs raises the flags that path and the rounding raise (whose flag it
+    is survives the table)."""
+    halves = np.arange(65536, dtype=np.uint16).view(np.float16)
+    many = np.tile(halves, 64)                              # 2^22 elements
+    for name in HALF_TABLES:
+        with np.errstate(all="ignore"):
+            computed = titer.elementwise(name, None, many)  # fills the table
+            wide = titer.elementwise(name, None, halves.astype(np.float32))
+            want = wide.astype(np.float16)
+            got = titer.elementwise(name, None, halves)
+        np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16), err_msg=name)
+        np.testing.assert_array_equal(computed[-65536:].view(np.uint16), want.view(np.uint16),
+                                      err_msg=name)
+        for start in range(0, 65536, 256):
+            run = halves[start:start + 256]
+            ours = _fp_outcome(lambda: titer.elementwise(name, None, run), "warn")
+            theirs = set(_fp_outcome(lambda: titer.elementwise(
+                name, None, run.astype(np.float32)), "warn"))
+            theirs |= set(_fp_outcome(lambda: wide[start:start + 256].astype(np.float16), "warn"))
+            assert set(ours) == theirs, (name, start, ours, theirs)
+            if start % 4096 == 0:       # a call below the filling size reads it too
+                with np.errstate(all="ignore"):
+                    small = titer.elementwise(name, None, run[5:9])
+                np.testing.assert_array_equal(small.view(np.uint16),
+                                              want[start + 5:start + 9].view(np.uint16))
+    assert _core._half_tables_filled() >= len(HALF_TABLES)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_frexp_and_modf_on_the_bits_are_numpys(dtype):
     """The branch-free frexp and modf (titer_scalar.h) against NumPy's (libm's)

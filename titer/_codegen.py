@@ -197,10 +197,16 @@ def emit_loop(op, sig):
     veclib = (op.veclib or {}).get(sig)
     twin = float_fast_twin(op, sig)
     attrs = ""
+    decls = ""              # file-scope state of the loop
     assert not ((fast or veclib or twin) and ops.quiet_invalid(op, sig)), (op.name, sig)
     if twin:                # float16 through the float32 fast loop, in blocks
         body = "if (titer_half_through_float(%s, %d, %d, data, strides, n)) return;\n    %s" % (
             core_loop_name(op, twin), len(ins), len(outs), plain)
+        if len(ins) == 1 and len(outs) == 1:    # NOTE [float16 tables] (titer_loops.h)
+            table = "titer_table_%s_%s" % (op.name, sig.replace("->", "_"))
+            body = "if (titer_half_through_table(&%s, %s, data, strides, n)) return;\n    %s" % (
+                table, core_loop_name(op, twin), body)
+            decls = "static titer_half_table %s;\n\n" % table
     elif fast or veclib:    # float32 / float64 loops with a vectorized path
         # each instruction-set unit builds its own, for its own target
         body = split_loop_body(op, sig, ins, outs) if fast else plain
@@ -222,8 +228,8 @@ def emit_loop(op, sig):
         attrs = no_trapping_math(op, sig)
         if any(call in ops.lookup_expr(op, ins)[1] for call in _FUSED_CALLS):
             attrs += "TITER_SIMD_FMA_CLONES "
-    return ("%sstatic void %s(char **data, const int64_t *strides, int64_t n) {\n"
-            "    %s\n}" % (attrs, core_loop_name(op, sig), body))
+    return ("%s%sstatic void %s(char **data, const int64_t *strides, int64_t n) {\n"
+            "    %s\n}" % (decls, attrs, core_loop_name(op, sig), body))
 
 
 def cast_expr(src, dst):

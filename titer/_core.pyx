@@ -36,6 +36,7 @@ cdef extern from "numpy/arrayobject.h":
 cdef extern from *:
     """
     int titer_use_fma = 0;   /* see titer_scalar.h */
+    int titer_half_tables_filled = 0;   /* titer_loops.h NOTE [float16 tables] */
     #ifdef TITER_VL
     static const int titer_vector_libm = 1;   /* titer_veclib.h */
     #else
@@ -163,6 +164,7 @@ cdef extern from *:
     """
     int TITER_HAVE_OPENMP
     int titer_use_fma
+    int titer_half_tables_filled
     const int titer_vector_libm
     int titer_cpu_has_fma()
     int titer_isa_compiled(int level)
@@ -507,6 +509,13 @@ def _cache_info():
         plans += e.cache != NULL and e.cache.valid
         reductions += e.reduce_cache is not None
     return {"resolutions": len(_RESOLVED), "plans": plans, "reductions": reductions}
+
+
+def _half_tables_filled():
+    """Test hook: how many float16 result tables the loops have filled in
+    this process, every instruction-set unit (titer_loops.h NOTE [float16
+    tables])."""
+    return titer_half_tables_filled
 
 
 def _own_fast_path(name, sig, out, *inputs):
