@@ -984,6 +984,59 @@ def test_float64_fast_paths(name):
         titer.elementwise(name, None, np.concatenate([x[:100], [provoke]]))
 
 
+# own fast paths that libm warns outside of: (name, type char)
+OWN_FAST_PROVOKED = sorted([(name, "f") for name, r in FAST_PATH_RANGES.items() if r[1]]
+                           + [(name, "d") for name in FAST64_RANGES])
+
+
+@pytest.mark.parametrize("name,char", OWN_FAST_PROVOKED, ids=lambda v: str(v))
+def test_own_fast_path_out_of_range_anywhere_in_a_block(name, char):
+    """TITER_SPLIT_LOOP runs FAST alone on a block all in range, the masked
+    pass on one with an element out of range: one such element at a
+    block's first or last place, the next block's or the call's last, gives
+    the other elements the all-in-range call's bits and itself libm's value
+    (NumPy's), with NumPy's warning; in place too (the masked pass leaves
+    the input there for libm).  The hook's loop (the baseline's) and the
+    dispatched level's."""
+    dtype = np.dtype(char)
+    if char == "f":
+        (lo, hi), (value, warning) = FAST_PATH_RANGES[name]
+    else:
+        (lo, hi), signed, (value, warning) = FAST64_RANGES[name]
+    rng = np.random.default_rng(23)
+    n = 2 * 1024 + 21
+    mags = np.exp(rng.uniform(np.log(max(lo, 1e-30)), np.log(min(hi, 1e30)), 4 * n))
+    x = np.where(rng.random(mags.size) < 0.5, -mags, mags).astype(dtype)
+    if char == "f":
+        x = fast_path_inputs(name, x)
+    else:
+        x = x[(np.abs(x) >= lo) & (np.abs(x) < hi) & (signed | (x > 0))]
+    x = x[:n]
+    assert x.size == n
+    sig = char + "->" + char
+    hooked, dispatched = own_fast_path(name, x), titer.elementwise(name, None, x)
+    with np.errstate(all="ignore"):
+        want = getattr(np, name)(np.array([value], dtype))
+    bits = np.uint32 if char == "f" else np.uint64
+    for p in (0, 1, 1023, 1024, 1025, 2047, 2048, n - 1):
+        y = x.copy()
+        y[p] = value
+        for whole, run in ((hooked, lambda out, y: _core._own_fast_path(name, sig, out, y)),
+                           (dispatched, lambda out, y: titer.elementwise(name, out, y))):
+            with pytest.warns(RuntimeWarning, match=warning):
+                out = np.empty_like(y)
+                run(out, y)
+                titer.elementwise(name, None, y)        # the warning (the hook drops flags)
+            inplace = y.copy()
+            with np.errstate(all="ignore"):
+                run(inplace, inplace)
+            for got, what in ((out, "contiguous"), (inplace, "in place")):
+                what = "%s %s at %d" % (sig, what, p)
+                same_as_numpy(name, got[p:p + 1], want, what)
+                np.testing.assert_array_equal(np.delete(got, p).view(bits),
+                                              np.delete(whole, p).view(bits), what)
+
+
 # the doubles closest to a multiple q pi/2 of all with q < 2^20 / (pi/2)
 # (an exhaustive search over q in big-integer arithmetic): |x - q pi/2|
 # down to 2^-60.5 (q = 29 and its doublings), where tan(x) = -1 / r needs

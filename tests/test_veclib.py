@@ -240,3 +240,96 @@ def test_each_level_calls_its_own_vector_variant():
         for level, isa, width in (("baseline", "b", 16), ("avx2", "d", 32), ("avx512", "e", 64)):
             name = "_ZGV%sN%d%s_%s" % (isa, width // item, args, fn)
             assert (name in symbols) == levels[level][0], (level, name)
+
+
+# an out-of-range element at each lane of the first and last whole vectors of
+# a block, of the next block's first and of the partial vector that ends the
+# call (widest lanes: 16 float32 in a zmm register; titer_loops.h's block of
+# 1024 elements)
+_LANES, _BLOCK = 16, 1024
+_SIZE = 2 * _BLOCK + 21
+_POSITIONS = sorted({p for first in (0, _BLOCK - _LANES, _BLOCK, _SIZE - _LANES)
+                     for p in range(first, first + _LANES)})
+_BAD = [np.inf, -np.inf, -2.0, 1e30, -1e30, 1000.0, -1000.0, 0.0, -0.0, 2.0 ** -70, np.nan]
+
+
+def _fp_error(call):
+    """The FloatingPointError the call raises under errstate(all="raise")
+    (its kind: overflow, invalid, ...), or None."""
+    with np.errstate(all="raise"):
+        try:
+            call()
+        except FloatingPointError as exc:
+            return str(exc).split(" encountered")[0]
+    return None
+
+
+def _bad_input(op, sig, args):
+    """An input out of the trusted range (a pair's first operand: its second
+    kept), the one NumPy warns for where there is one."""
+    dtype = np.dtype(sig[0])
+    bad = np.array(_BAD, dtype)
+    if op.nin == 1:
+        bad = bad[~_in_ranges(bad, _ranges(_base(op, sig), sig[0]))]
+    else:
+        with np.errstate(all="ignore"):
+            bad = bad[~_binary_ok(op.name, bad, np.full_like(bad, args[1][0]))]
+    assert bad.size
+    ufunc = getattr(np, op.name)
+    warns = [v for v in bad if _fp_error(lambda: ufunc(v, *[a[:1] for a in args[1:]]))]
+    return dtype.type((warns or list(bad))[0])
+
+
+@pytest.mark.parametrize("op,sig", VECLIB, ids=IDS)
+def test_out_of_range_lane_anywhere_in_a_block(op, sig):
+    """One out-of-range element at every lane of a block's first and last
+    vectors, the next block's first and the padded last one: the other
+    elements keep the all-in-range call's bits (no lane of another vector
+    code), the element gets libm's value (its single-element call's, NumPy's)
+    and NumPy's FP error; contiguous, in place, strided and (binary) with a
+    stride-0 second operand, on 1 and 2 threads."""
+    rng = np.random.default_rng(13)
+    args = [a[:_SIZE] for a in _inputs(op, sig, rng)]
+    assert args[0].size == _SIZE
+    with titer.num_threads(1):
+        whole = titer.elementwise(op.name, None, *args)
+    bad = _bad_input(op, sig, args)
+    ufunc = getattr(np, op.name)
+    for p in _POSITIONS:
+        x = args[0].copy()
+        x[p] = bad
+        rest = [a[p:p + 1] for a in args[1:]]
+        with np.errstate(all="ignore"):
+            alone = titer.elementwise(op.name, None, x[p:p + 1], *rest)
+            same_as_numpy(op.name, alone, ufunc(x[p:p + 1], *rest), "%s at %d" % (sig, p))
+        error = _fp_error(lambda: ufunc(x[p:p + 1], *rest))
+        expected = whole.copy()
+        expected[p] = alone[0]
+
+        def check(call, what, expected=expected, error=error):
+            assert _fp_error(call) == error, (what, p)
+            with np.errstate(all="ignore"):
+                got = call()
+            np.testing.assert_array_equal(got, expected, err_msg="%s at %d" % (what, p))
+
+        for threads in (1, 2):
+            with titer.num_threads(threads):
+                check(lambda: titer.elementwise(op.name, None, x, *args[1:]),
+                      "contiguous, %d threads" % threads)
+
+        def in_place():
+            y = x.copy()
+            titer.elementwise(op.name, y, y, *args[1:])
+            return y
+        check(in_place, "in place")
+        strided = [np.repeat(a, 2)[::2] for a in [x] + args[1:]]
+        check(lambda: titer.elementwise(op.name, None, *strided), "strided")
+        if op.nin == 2 and args[1][p] not in (-1, 0, 0.5, 1, 2):   # (power's own ops)
+            # the second operand a stride-0 scalar: as its contiguous copy
+            # (whose other pairs may be out of range too)
+            fixed = np.full_like(x, args[1][p])
+            fixed_error = _fp_error(lambda: titer.elementwise(op.name, None, x, fixed))
+            with np.errstate(all="ignore"):
+                ref = titer.elementwise(op.name, None, x, fixed)
+            check(lambda: titer.elementwise(op.name, None, x, np.broadcast_to(fixed[0], x.shape)),
+                  "stride-0 operand", ref, fixed_error)

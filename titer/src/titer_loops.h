@@ -170,10 +170,16 @@ static inline void titer_masked_run(titer_loop1d fn, int nt, char **data,
 
 /* A unary loop with a vectorizable fast path (see titer_fast_expf), for
  * float32 or float64 (T, and UI its unsigned integer of the same width): on
- * contiguous operands FAST runs on every element of a block (an
+ * contiguous operands a block whose inputs are all in OK's range (the
+ * common case, found by a vectorized test of the block) runs FAST on them
+ * and nothing else.  Otherwise FAST runs on every element of the block (an
  * out-of-range input is replaced by 0 first, so FAST raises nothing) and an
  * out-of-range element keeps its input; those are then recomputed by
- * KERNEL, the libm one (in place too: the input is still there).
+ * KERNEL, the libm one (in place too: the input is still there).  The
+ * test costs a pass over the block, but saves the masking, the mask store
+ * and the blend of every element: float64 exp and tan, float32 log and tan
+ * take 0.88-0.95x the time with it (float64 arcsin the same) in the AVX-512
+ * unit, 0.81-0.96x in the AVX2 one (1 thread).
  *
  * Every instruction-set unit builds its own fast-path loops for its own
  * target (the core's unit: the baseline), so TITER_CPU_DISPATCH picks them
@@ -244,6 +250,14 @@ static inline void titer_drop_own_invalid(unsigned int before) {
         for (int64_t start = 0; start < n; start += TITER_SPLIT_BLOCK) {    \
             int64_t m = n - start < TITER_SPLIT_BLOCK ? n - start : TITER_SPLIT_BLOCK; \
             T *bo = po + start; const T *bx = px + start;                   \
+            UI in_range = ~(UI)0;                                           \
+            TITER_IVDEP for (int64_t i = 0; i < m; i++)                     \
+                in_range &= (UI)0 - (UI)OK(bx[i]);                          \
+            if (in_range) {                                                 \
+                TITER_IVDEP for (int64_t i = 0; i < m; i++)                 \
+                    bo[i] = FAST(bx[i]);                                    \
+                continue;                                                   \
+            }                                                               \
             UI all_kept = ~(UI)0;                                           \
             /* bit masks, not ?:, so GCC if-converts and vectorizes */      \
             TITER_IVDEP for (int64_t i = 0; i < m; i++) {                   \
