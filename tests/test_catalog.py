@@ -965,15 +965,17 @@ def _float32_windows(centers, half_width=2048):
 # kernels (titer_scalar.h): tanh's switch from the odd polynomial to the
 # exp form at 0.625, where its exp's n steps (multiples of ln2 / 2), where
 # the result reaches 1 (9.1) and the range ends; cosh's n steps (multiples of
-# ln 2), its 2^-30 floor and its capped divisor (h = 2^100 near 70.0)
+# ln 2), its 2^-30 floor and its capped divisor (h = 2^100 near 70.0);
+# expm1's n steps (its 2^n - 1 is exact to n = -24) and range ends
 OWN_OVER_VECTOR_LIBM = {
     "tanh": [0.625, 2.0 ** -12, 9.1, 43.0 - 2.0 ** -18] + [k * np.log(2) / 2 for k in range(1, 30)],
-    "cosh": [2.0 ** -30, 70.0, 89.0 - 2.0 ** -17] + [(k + 0.5) * np.log(2) for k in range(0, 128, 7)]}
+    "cosh": [2.0 ** -30, 70.0, 89.0 - 2.0 ** -17] + [(k + 0.5) * np.log(2) for k in range(0, 128, 7)],
+    "expm1": [2.0 ** -60, 2.0 ** -20, 88.0 - 2.0 ** -17, -87.0] + [(k + 0.5) * np.log(2) for k in range(-30, 128, 3)]}
 
 
 @pytest.mark.parametrize("name", sorted(OWN_OVER_VECTOR_LIBM))
 def test_float32_fast_paths_that_replace_the_vector_libm(name):
-    """Float32 tanh and cosh run titer's own path at every level (the tables
+    """Float32 tanh, cosh and expm1 run titer's own path at every level (the tables
     leave out libmvec's, 3 ULP from the rounded result): what titer returns
     is within 1 ULP of the float64 result rounded to float32 around every
     seam of the kernels (the own path's loop, built at the baseline level

@@ -1169,8 +1169,9 @@ TITER_FAST_INLINE double titer_fast_tan(double x) {
     return titer_bits2d(titer_pick_d(odd, titer_d2bits(cot), titer_d2bits(th + tl)));
 }
 
-/* ---- float32 through double: expm1, log1p, tan, cbrt, arcsinh,
- * arccosh, arctanh, arctan, arcsin, arccos (sinh and cosh in float) ----
+/* ---- float32 through double: expm1 (in float with FMA), log1p, tan, cbrt,
+ * arcsinh, arccosh, arctanh, arctan, arcsin, arccos (sinh and cosh in
+ * float) ----
  * Each is a formula in double on the double paths above (exp, log, the sin
  * and cos kernels, atan below) whose error is far below half a float32 ULP,
  * rounded once to float32: within 1 ULP of the correctly rounded result on
@@ -1185,13 +1186,33 @@ TITER_FAST_INLINE float titer_signed_like(float magnitude, float x) {     /* odd
 #define TITER_BELOW_2M9(x) (titer_fabs_bits(x) < 0x3b000000u)        /* |x| < 2^-9 */
 #define TITER_F_FROM_2M60(x, hi) (titer_fabs_bits(x) - 0x21800000u < (hi) - 0x21800000u)
 
-/* 2^-60 <= |x| < 88 (expm1(88) < FLT_MAX) */
+/* 2^-60 <= |x| < 88 (expm1(88) < FLT_MAX).  With FMA (the instruction-set
+ * units) in float, twice the lanes of the double form: expm1(x) = 2^n p +
+ * (2^n - 1), n = rint(x / ln2) (ln 2 in two parts), p = e^r - 1 from
+ * titer_expm1f_poly; 2^n p is exact, 2^n - 1 exact for n >= -24 (below,
+ * the result is -1 to the last bits), so one rounding in the fused
+ * multiply-add.  Nothing cancels for n = 0; for n = 1 and r < 0 (x just
+ * past ln2 / 2) p's error doubles against a result near 0.41, which the
+ * fused polynomial keeps within 1 ULP and the unfused one does not (2 ULP on
+ * 485 float32), so the baseline keeps the double form.  Within 1 ULP of the
+ * correctly rounded expm1 on every float32 in range either way (checked
+ * exhaustively against double expm1).  At n = -127 (x near -88) 2^n's bits
+ * are 0: the result is -1 all the same. */
 TITER_FAST_INLINE int titer_fast_expm1f_ok(float x) { return TITER_F_FROM_2M60(x, 0x42b00000u); }
+#ifdef TITER_ISA
+TITER_FAST_INLINE float titer_fast_expm1f(float x) {
+    float scale;                                                      /* 2^n */
+    float n = titer_expf_reduce(x, 1.44269504088896341f, 127.0f, &scale);
+    float r = titer_poly_fma(n, 2.12194440e-4f, titer_poly_fma(n, -0.693359375f, x));
+    return titer_poly_fma(scale, titer_expm1f_poly(r), scale - 1.0f);
+}
+#else
 TITER_FAST_INLINE float titer_fast_expm1f(float xf) {
     double x = xf;
     double taylor = x + x * x * (0.5 + x * (1.0 / 6 + x * (1.0 / 24 + x * (1.0 / 120))));
     return (float)titer_blend_d(TITER_BELOW_2M9(xf), taylor, titer_fast_exp(x) - 1.0);
 }
+#endif
 
 /* -1 < x, 2^-60 <= |x|, finite; 1 + x is exact in double from 2^-29 up */
 TITER_FAST_INLINE int titer_fast_log1pf_ok(float x) {
