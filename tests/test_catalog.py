@@ -1111,6 +1111,48 @@ def test_fast_paths_over_float32_bit_patterns(name):
             titer.elementwise(name, None, np.concatenate([ok, [np.float32(value)]]))
 
 
+def _float32_windows(centers, half_width=2048):
+    """Every float32 within half_width bit patterns of each center, both signs."""
+    bits = np.array(centers, np.float32).view(np.int32).astype(np.int64)
+    steps = np.arange(-half_width, half_width + 1)
+    x = (bits[:, None] + steps).ravel().astype(np.int32).view(np.float32)
+    return np.concatenate([x, -x])
+
+
+# float32 ops whose own fast path runs at every level instead of the vector
+# math library's (titer/_ops.py _VECTOR_LIBM_SKIP), and the seams of their
+# kernels (titer_scalar.h): tanh's switch from the odd polynomial to the
+# exp form at 0.625, where its exp's n steps (multiples of ln2 / 2), where
+# the result reaches 1 (9.1) and the range ends; cosh's n steps (multiples of
+# ln 2), its 2^-30 floor and its capped divisor (h = 2^100 near 70.0);
+# expm1's n steps (its 2^n - 1 is exact to n = -24) and range ends
+OWN_OVER_VECTOR_LIBM = {
+    "tanh": [0.625, 2.0 ** -12, 9.1, 43.0 - 2.0 ** -18] + [k * np.log(2) / 2 for k in range(1, 30)],
+    "cosh": [2.0 ** -30, 70.0, 89.0 - 2.0 ** -17] + [(k + 0.5) * np.log(2) for k in range(0, 128, 7)],
+    "expm1": [2.0 ** -60, 2.0 ** -20, 88.0 - 2.0 ** -17, -87.0] + [(k + 0.5) * np.log(2) for k in range(-30, 128, 3)]}
+
+
+@pytest.mark.parametrize("name", sorted(OWN_OVER_VECTOR_LIBM))
+def test_float32_fast_paths_that_replace_the_vector_libm(name):
+    """Float32 tanh, cosh and expm1 run titer's own path at every level (the tables
+    leave out libmvec's, 3 ULP from the rounded result): what titer returns
+    is within 1 ULP of the float64 result rounded to float32 around every
+    seam of the kernels (the own path's loop, built at the baseline level
+    without FMA, too); cosh of zero, the subnormals and up to 2^-30 is 1
+    without an underflow."""
+    assert (name, "f->f") not in VECTOR_LIBM
+    x = fast_path_inputs(name, _float32_windows(OWN_OVER_VECTOR_LIBM[name]))
+    rounded = getattr(np, name)(x.astype(np.float64)).astype(np.float32)
+    for got in (titer.elementwise(name, None, x), own_fast_path(name, x)):
+        ulps = np.abs(got.view(np.int32).astype(np.int64) - rounded.view(np.int32))
+        assert ulps.max() <= 1, x[np.argmax(ulps)]
+    if name == "cosh":
+        tiny = np.concatenate([np.arange(0, 2 ** 23, 97, dtype=np.uint32).view(np.float32),
+                               np.geomspace(2.0 ** -126, 2.0 ** -30, 1000, dtype=np.float32)])
+        with np.errstate(all="raise"):
+            assert (titer.elementwise("cosh", None, np.concatenate([tiny, -tiny])) == 1).all()
+
+
 @pytest.mark.parametrize("name", sorted(FAST2_RANGES))
 def test_binary_fast_paths_within_one_ulp_of_the_rounded_result(name):
     """In range: within 1 ULP of the float64 result rounded to float32

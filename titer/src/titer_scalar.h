@@ -734,17 +734,35 @@ TITER_FAST_INLINE double titer_quadrant_pick(double s, double c, uint64_t n) {
 #define titer_poly_fma(a, b, c) ((a) * (b) + (c))
 #endif
 
-/* e^r * 2^n for |r| <= ln2 / 2 and an integral n with 2^n normal (Cephes'
- * expf polynomial): the body of the exp and exp2 paths */
-TITER_FAST_INLINE float titer_expf_scaled(float r, float n) {
+/* e^r - 1 for |r| <= ln2 / 2: r + r^2 P(r), Cephes' expf polynomial, whose
+ * exact r and r^2 / 2 keep it accurate relative to e^r - 1 itself as r
+ * nears 0 (no 1 added yet).  The float exp core: exp and exp2 add the 1,
+ * the tanh and cosh paths scale it by 2^n and add 2^n + 1 or 2^n. */
+TITER_FAST_INLINE float titer_expm1f_poly(float r) {
     float p = 1.9875691500E-4f;
     p = titer_poly_fma(p, r, 1.3981999507E-3f);
     p = titer_poly_fma(p, r, 8.3334519073E-3f);
     p = titer_poly_fma(p, r, 4.1665795894E-2f);
     p = titer_poly_fma(p, r, 1.6666665459E-1f);
     p = titer_poly_fma(p, r, 5.0000001201E-1f);
-    p = titer_poly_fma(p, r * r, r) + 1.0f;
-    return p * titer_bits2f((uint32_t)(((int32_t)n + 127) << 23));
+    return titer_poly_fma(p, r * r, r);
+}
+
+/* e^r * 2^n for |r| <= ln2 / 2 and an integral n with 2^n normal: the body
+ * of the exp and exp2 paths */
+TITER_FAST_INLINE float titer_expf_scaled(float r, float n) {
+    return (titer_expm1f_poly(r) + 1.0f) * titer_bits2f((uint32_t)(((int32_t)n + 127) << 23));
+}
+
+/* rint(x * scale) for the float exp reductions, with 2^(rint + bias - 127)
+ * in its bits: k = x scale + 1.5 * 2^23 + bias holds rint + bias in its
+ * low mantissa bits (k in [2^23, 2^24), whose ulp is 1), so k << 23 is that
+ * power of two's bit pattern.  bias + rint must lie in [1, 254]. */
+#define TITER_EXPF_MAGIC 12582912.0f                               /* 1.5 * 2^23 */
+TITER_FAST_INLINE float titer_expf_reduce(float x, float scale, float bias, float *pow2) {
+    float k = titer_poly_fma(x, scale, TITER_EXPF_MAGIC + bias);
+    *pow2 = titer_bits2f(titer_f2bits(k) << 23);
+    return k - (TITER_EXPF_MAGIC + bias);
 }
 
 TITER_FAST_INLINE int titer_fast_expf_ok(float x) {
@@ -803,28 +821,37 @@ TITER_FAST_INLINE float titer_fast_exp2f(float x) {
     return titer_expf_scaled((x - n) * 0.693147180559945309f, n);
 }
 
-/* tanh: Cephes' odd polynomial below |x| = 0.625, 1 - 2 / (e^2|x| + 1) with
- * the fast exp above (2|x| < 87 there), both computed and one kept by a mask
- * on the bits.  Within 1 ULP of the correctly rounded tanh on every float32
- * in range (checked exhaustively against double tanh).  Out of range: |x| <
- * 2^-12 (tanh(x) is x to the last bits; libm raises underflow for the
- * subnormals), |x| >= 43, NaN, inf. */
+/* tanh: Cephes' odd polynomial below |x| = 0.625 (the select compares x^2,
+ * which the polynomial needs anyway, with 0.625^2); above, 1 - 2 / (e^2|x|
+ * + 1) with e^2|x| = 2^n (1 + p), p = e^r - 1 (titer_expm1f_poly), so the
+ * divisor 2^n p + (2^n + 1) is one fused multiply-add (2^n + 1 exact for n
+ * < 24, past which 2 / divisor is below half an ulp of 1 anyway).  n =
+ * rint(2|x| / ln 2), r = 2(|x| - n ln2/2) with ln2/2 rounded to float: n ln2
+ * loses at most 2^-29 n relative in r, and the result is 1 from |x| = 9.1
+ * on.  One exp and one division, all in float (16 lanes at AVX-512).
+ * Within 1 ULP of the correctly rounded tanh on every float32 in range, with
+ * FMA and without (checked exhaustively against double tanh).  Out of
+ * range: |x| < 2^-12 (tanh(x) is x to the last bits; libm raises underflow
+ * for the subnormals), |x| >= 43, NaN, inf. */
 TITER_FAST_INLINE int titer_fast_tanhf_ok(float x) {
     return (titer_f2bits(x) & 0x7fffffffu) - 0x39800000u < 0x422c0000u - 0x39800000u;
 }
 TITER_FAST_INLINE float titer_fast_tanhf(float x) {
     uint32_t sign = titer_f2bits(x) & 0x80000000u;
     float ax = titer_bits2f(titer_f2bits(x) ^ sign);
-    float big = 1.0f - 2.0f / (titer_fast_expf(2.0f * ax) + 1.0f);
-    float z = ax * ax;
+    float scale;                                                      /* 2^n */
+    float n = titer_expf_reduce(ax, 2.88539008177792682f, 127.0f, &scale);
+    float r = 2.0f * titer_poly_fma(n, -0.346573591f, ax);
+    float big = 1.0f - 2.0f / titer_poly_fma(scale, titer_expm1f_poly(r), scale + 1.0f);
+    float z = x * x;
     float p = -5.70498872745E-3f;
-    p = p * z + 2.06390887954E-2f;
-    p = p * z - 5.37397155531E-2f;
-    p = p * z + 1.33314422036E-1f;
-    p = p * z - 3.33332819422E-1f;
-    float small = p * z * ax + ax;
-    uint32_t use_big = 0u - (uint32_t)(titer_f2bits(ax) >= 0x3f200000u);    /* |x| >= 0.625 */
-    return titer_bits2f(((titer_f2bits(big) & use_big) | (titer_f2bits(small) & ~use_big)) | sign);
+    p = titer_poly_fma(p, z, 2.06390887954E-2f);
+    p = titer_poly_fma(p, z, -5.37397155531E-2f);
+    p = titer_poly_fma(p, z, 1.33314422036E-1f);
+    p = titer_poly_fma(p, z, -3.33332819422E-1f);
+    float small = titer_poly_fma(p, z * ax, ax);
+    uint32_t use_big = 0u - (uint32_t)(z >= 0.390625f);
+    return titer_bits2f(TITER_PICK_BITS(use_big, titer_f2bits(big), titer_f2bits(small)) | sign);
 }
 
 /* sin and cos: x reduced by pi/2 in double (q = rint(x 2/pi), pi/2 in a
@@ -1144,8 +1171,9 @@ TITER_FAST_INLINE double titer_fast_tan(double x) {
     return titer_bits2d(titer_pick_d(odd, titer_d2bits(cot), titer_d2bits(th + tl)));
 }
 
-/* ---- float32 through double: expm1, log1p, tan, cbrt, arcsinh,
- * arccosh, arctanh, arctan, arcsin, arccos (sinh and cosh in float) ----
+/* ---- float32 through double: expm1 (in float with FMA), log1p, tan, cbrt,
+ * arcsinh, arccosh, arctanh, arctan, arcsin, arccos (sinh and cosh in
+ * float) ----
  * Each is a formula in double on the double paths above (exp, log, the sin
  * and cos kernels, atan below) whose error is far below half a float32 ULP,
  * rounded once to float32: within 1 ULP of the correctly rounded result on
@@ -1160,13 +1188,33 @@ TITER_FAST_INLINE float titer_signed_like(float magnitude, float x) {     /* odd
 #define TITER_BELOW_2M9(x) (titer_fabs_bits(x) < 0x3b000000u)        /* |x| < 2^-9 */
 #define TITER_F_FROM_2M60(x, hi) (titer_fabs_bits(x) - 0x21800000u < (hi) - 0x21800000u)
 
-/* 2^-60 <= |x| < 88 (expm1(88) < FLT_MAX) */
+/* 2^-60 <= |x| < 88 (expm1(88) < FLT_MAX).  With FMA (the instruction-set
+ * units) in float, twice the lanes of the double form: expm1(x) = 2^n p +
+ * (2^n - 1), n = rint(x / ln2) (ln 2 in two parts), p = e^r - 1 from
+ * titer_expm1f_poly; 2^n p is exact, 2^n - 1 exact for n >= -24 (below,
+ * the result is -1 to the last bits), so one rounding in the fused
+ * multiply-add.  Nothing cancels for n = 0; for n = 1 and r < 0 (x just
+ * past ln2 / 2) p's error doubles against a result near 0.41, which the
+ * fused polynomial keeps within 1 ULP and the unfused one does not (2 ULP on
+ * 485 float32), so the baseline keeps the double form.  Within 1 ULP of the
+ * correctly rounded expm1 on every float32 in range either way (checked
+ * exhaustively against double expm1).  At n = -127 (x near -88) 2^n's bits
+ * are 0: the result is -1 all the same. */
 TITER_FAST_INLINE int titer_fast_expm1f_ok(float x) { return TITER_F_FROM_2M60(x, 0x42b00000u); }
+#ifdef TITER_ISA
+TITER_FAST_INLINE float titer_fast_expm1f(float x) {
+    float scale;                                                      /* 2^n */
+    float n = titer_expf_reduce(x, 1.44269504088896341f, 127.0f, &scale);
+    float r = titer_poly_fma(n, 2.12194440e-4f, titer_poly_fma(n, -0.693359375f, x));
+    return titer_poly_fma(scale, titer_expm1f_poly(r), scale - 1.0f);
+}
+#else
 TITER_FAST_INLINE float titer_fast_expm1f(float xf) {
     double x = xf;
     double taylor = x + x * x * (0.5 + x * (1.0 / 6 + x * (1.0 / 24 + x * (1.0 / 120))));
     return (float)titer_blend_d(TITER_BELOW_2M9(xf), taylor, titer_fast_exp(x) - 1.0);
 }
+#endif
 
 /* -1 < x, 2^-60 <= |x|, finite; 1 + x is exact in double from 2^-29 up */
 TITER_FAST_INLINE int titer_fast_log1pf_ok(float x) {
@@ -1180,19 +1228,21 @@ TITER_FAST_INLINE float titer_fast_log1pf(float xf) {
     return (float)titer_blend_d(TITER_BELOW_2M9(xf), taylor, titer_fast_log(1.0 + x));
 }
 
-/* sinh and cosh in float, division-free: a = |x| = n ln2 + r (ln 2 in two
- * parts, |r| <= ln2/2), e^a = 2^n (1 + r + pe + po) and e^-a =
- * 2^-n (1 - r + pe - po) with pe and po the even and odd Taylor terms of
- * e^r past r (to r^8 and r^7), so with S, D = 2^(n-1) +- 2^(-n-1)
- * cosh a = S + D r + S pe + D po and sinh a = D + S r + D pe + S po: the
- * leading S or D (exact for n < 12; from 12 on its 2^(n-1) leads and
- * +-2^(-n-1) joins the small terms, and from 24 on is dropped), the small
+/* sinh in float, division-free: a = |x| = n ln2 + r (ln 2 in two parts,
+ * |r| <= ln2/2), e^a = 2^n (1 + r + pe + po) and e^-a = 2^-n (1 - r + pe -
+ * po) with pe and po the even and odd Taylor terms of e^r past r (to r^8
+ * and r^7), so with S, D = 2^(n-1) +- 2^(-n-1) sinh a = D + S r + D pe + S
+ * po: the leading D (exact for n < 12; from 12 on its 2^(n-1) leads and
+ * -2^(-n-1) joins the small terms, and from 24 on is dropped), the small
  * terms summed first, so one rounding dominates.  For |x| < ln2/2, sinh is
- * r + po with r = x: nothing cancels.  The polynomials see 0 below 2^-30, so
- * nothing underflows.  Within 1 ULP of the float64 result rounded to
+ * r + po with r = x: nothing cancels.  The polynomials see 0 below 2^-30,
+ * so nothing underflows.  Within 1 ULP of the float64 result rounded to
  * float32 on every float32 in range, with FMA and without (checked
- * exhaustively). */
-TITER_FAST_INLINE float titer_coshsinhf(float x, int want_sinh) {
+ * exhaustively).  (cosh's division below is cheaper at the instruction-set
+ * levels, but sinh would need a polynomial below |x| = 1.25 beside it,
+ * where e^-a's rounding is comparable to the result: slower than this at
+ * every level.) */
+TITER_FAST_INLINE float titer_sinhf_magnitude(float x) {
     float a = titer_bits2f(titer_fabs_bits(x));
     float n = (a * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
     float r = titer_poly_fma(n, 2.12194440e-4f, titer_poly_fma(n, -0.693359375f, a));
@@ -1207,21 +1257,39 @@ TITER_FAST_INLINE float titer_coshsinhf(float x, int want_sinh) {
     float up = titer_bits2f((uint32_t)(ni + 126) << 23);                      /* 2^(n-1) */
     float down = titer_bits2f(((uint32_t)(126 - ni) << 23) & (0u - (uint32_t)(ni < 24)));
     float sum = up + down, diff = up - down;
-    float even = want_sinh ? diff : sum, odd = want_sinh ? sum : diff;
-    float lead = titer_bits2f((titer_f2bits(even) & exact) | (titer_f2bits(up) & ~exact));
-    float rest = titer_bits2f(titer_f2bits(want_sinh ? -down : down) & ~exact);
-    return lead + (rest + titer_poly_fma(odd, r, titer_poly_fma(even, pe, odd * po)));
+    float lead = titer_bits2f((titer_f2bits(diff) & exact) | (titer_f2bits(up) & ~exact));
+    float rest = titer_bits2f(titer_f2bits(-down) & ~exact);
+    return lead + (rest + titer_poly_fma(sum, r, titer_poly_fma(diff, pe, sum * po)));
 }
 
 /* sinh: 2^-60 <= |x| < 89 (sinh(89) < FLT_MAX) */
 TITER_FAST_INLINE int titer_fast_sinhf_ok(float x) { return TITER_F_FROM_2M60(x, 0x42b20000u); }
 TITER_FAST_INLINE float titer_fast_sinhf(float x) {
-    return titer_signed_like(titer_coshsinhf(x, 1), x);
+    return titer_signed_like(titer_sinhf_magnitude(x), x);
 }
 
-/* cosh: |x| < 89, zero and subnormals included */
+/* cosh: e^a / 2 + e^-a / 2, a = |x|, with h = e^a / 2 = 2^(n-1) (1 + p)
+ * (n = rint(a / ln2), ln 2 in two parts, p = e^r - 1 from
+ * titer_expm1f_poly) and e^-a / 2 = 0.25 / h: one exp and one division in
+ * float, nothing cancels.  a is raised to 2^-30 first (cosh is 1 below
+ * either way), so r^2 does not underflow; the divisor is capped at 2^100,
+ * where 0.25 / h is far below half an ulp of h, so the quotient does not
+ * either.  Within 1 ULP of the correctly rounded cosh on every float32 with
+ * |x| < 89, with FMA and without (checked exhaustively against double
+ * cosh).  About 1.3x titer's division-free sinh kernel's speed at the
+ * instruction-set levels (one exp polynomial, not an even and an odd one
+ * and the exactness bookkeeping). */
 TITER_FAST_INLINE int titer_fast_coshf_ok(float x) { return titer_fabs_bits(x) < 0x42b20000u; }
-TITER_FAST_INLINE float titer_fast_coshf(float x) { return titer_coshsinhf(x, 0); }
+TITER_FAST_INLINE float titer_fast_coshf(float x) {
+    uint32_t abits = titer_fabs_bits(x);
+    float a = titer_bits2f(abits > 0x30800000u ? abits : 0x30800000u);            /* 2^-30 */
+    float half_scale;                                                         /* 2^(n-1) */
+    float n = titer_expf_reduce(a, 1.44269504088896341f, 126.0f, &half_scale);
+    float r = titer_poly_fma(n, 2.12194440e-4f, titer_poly_fma(n, -0.693359375f, a));
+    float h = titer_poly_fma(half_scale, titer_expm1f_poly(r), half_scale);
+    uint32_t hbits = titer_f2bits(h);
+    return h + 0.25f / titer_bits2f(hbits < 0x71800000u ? hbits : 0x71800000u);   /* 2^100 */
+}
 
 /* A quotient q = num / den in double for a float32 result, without a
  * double division (vdivpd costs as much as a whole float32 kernel): the
