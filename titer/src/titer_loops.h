@@ -590,7 +590,7 @@ static inline int titer_half_through_table(titer_half_table *table, titer_loop1d
         out[i] = (titer_half)entry;
         raised |= entry;
     }
-    if (raised >> 16) feraiseexcept((int)(raised >> 16));
+    if (raised >> 16) titer_raise_fp((int)(raised >> 16));
     return 1;
 }
 

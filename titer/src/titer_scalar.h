@@ -22,6 +22,20 @@
 #define TITER_FAST_INLINE static inline
 #endif
 
+/* NOTE [raising flags]: titer's scalar code raises FP flags in MXCSR on
+ * x86, the SSE status the loops' own arithmetic sets and an evaluate
+ * program reads after each step (titer_ev_take_flags).  glibc's
+ * feraiseexcept raises overflow, underflow and inexact in the x87 status
+ * word instead, which only the full fetestexcept at the end of a piece
+ * sees: an evaluate program then blamed its last step for them. */
+static inline void titer_raise_fp(int excepts) {
+#if defined(__SSE2__) && defined(__GNUC__)
+    __builtin_ia32_ldmxcsr(__builtin_ia32_stmxcsr() | ((unsigned int)excepts & FE_ALL_EXCEPT));
+#else
+    feraiseexcept(excepts);
+#endif
+}
+
 typedef uint8_t npy_bool_t;     /* NumPy's bool: one byte, 0 or 1 */
 typedef uint16_t titer_half;    /* IEEE binary16 bits; math goes through float */
 typedef struct { float re, im; } titer_cfloat;
@@ -285,7 +299,7 @@ TITER_INLINE T titer_floordiv_##S(T a, T b) {                                \
     T mod;                                                                   \
     if (!b) {                                                                \
         T div = a / b;                                                       \
-        feraiseexcept((!a || isnan(a)) ? FE_INVALID : FE_DIVBYZERO);         \
+        titer_raise_fp((!a || isnan(a)) ? FE_INVALID : FE_DIVBYZERO);         \
         return div;                                                          \
     }                                                                        \
     return titer_divmod_##S(a, b, &mod);                                     \
@@ -310,8 +324,8 @@ TITER_INLINE T titer_spacing_##S(T x) {                                      \
     T next;                                                                  \
     if (x == 0) return titer_next_away_##S((T)0);  /* the smallest subnormal */ \
     next = titer_next_away_##S(x);                                           \
-    if (isinf(next)) feraiseexcept(FE_OVERFLOW);                             \
-    if (fpclassify(next) == FP_SUBNORMAL) feraiseexcept(FE_UNDERFLOW);      \
+    if (isinf(next)) titer_raise_fp(FE_OVERFLOW);                             \
+    if (fpclassify(next) == FP_SUBNORMAL) titer_raise_fp(FE_UNDERFLOW);      \
     return next - x;                                                         \
 }                                                                            \
 TITER_INLINE T titer_logaddexp_##S(T x, T y) {                               \
@@ -358,8 +372,8 @@ TITER_INLINE titer_half titer_half_nextafter(titer_half x, titer_half y) {
 }
 TITER_INLINE titer_half titer_half_spacing(titer_half h) {
     uint16_t h_exp = h & 0x7c00u, h_sig = h & 0x03ffu;
-    if (h_exp == 0x7c00u) { feraiseexcept(FE_INVALID); return 0x7e00u; }
-    if (h == 0x7bffu) { feraiseexcept(FE_OVERFLOW); return 0x7c00u; }
+    if (h_exp == 0x7c00u) { titer_raise_fp(FE_INVALID); return 0x7e00u; }
+    if (h == 0x7bffu) { titer_raise_fp(FE_OVERFLOW); return 0x7c00u; }
     if ((h & 0x8000u) && h_sig == 0) {          /* negative boundary case */
         if (h_exp > 0x2c00u) return (titer_half)(h_exp - 0x2c00u);
         if (h_exp > 0x0400u) return (titer_half)(1u << ((h_exp >> 10) - 2));
@@ -391,27 +405,27 @@ TITER_INLINE titer_half titer_clip_half(titer_half x, titer_half lo, titer_half 
 /* ---- integers, per type: NumPy's rules, and no C division can trap ---- */
 #define TITER_INT_DEFS(S, T, U, MIN, SIGNED)                                  \
 TITER_INLINE T titer_ifloordiv_##S(T a, T b) {                               \
-    if (b == 0) { feraiseexcept(FE_DIVBYZERO); return 0; }                   \
-    if (SIGNED && a == (T)(MIN) && b == (T)-1) { feraiseexcept(FE_OVERFLOW); return a; } \
+    if (b == 0) { titer_raise_fp(FE_DIVBYZERO); return 0; }                   \
+    if (SIGNED && a == (T)(MIN) && b == (T)-1) { titer_raise_fp(FE_OVERFLOW); return a; } \
     T r = (T)(a / b);                                                        \
     if (((a > 0) != (b > 0)) && (T)(r * b) != a) r--;                        \
     return r;                                                                \
 }                                                                            \
 TITER_INLINE T titer_iremainder_##S(T a, T b) {                              \
-    if (b == 0) { feraiseexcept(FE_DIVBYZERO); return 0; }                   \
+    if (b == 0) { titer_raise_fp(FE_DIVBYZERO); return 0; }                   \
     if (SIGNED && b == (T)-1) return 0;                                      \
     T rem = (T)(a % b);                                                      \
     return ((a > 0) == (b > 0) || rem == 0) ? rem : (T)(rem + b);            \
 }                                                                            \
 TITER_INLINE T titer_ifmod_##S(T a, T b) {                                   \
-    if (b == 0) { feraiseexcept(FE_DIVBYZERO); return 0; }                   \
+    if (b == 0) { titer_raise_fp(FE_DIVBYZERO); return 0; }                   \
     if (SIGNED && b == (T)-1) return 0;                                      \
     return (T)(a % b);                                                       \
 }                                                                            \
 TITER_INLINE T titer_idivmod_##S(T a, T b, T *rem_out) {                     \
-    if (b == 0) { feraiseexcept(FE_DIVBYZERO); *rem_out = 0; return 0; }     \
+    if (b == 0) { titer_raise_fp(FE_DIVBYZERO); *rem_out = 0; return 0; }     \
     if (SIGNED && a == (T)(MIN) && b == (T)-1) {                             \
-        feraiseexcept(FE_OVERFLOW); *rem_out = 0; return a;                  \
+        titer_raise_fp(FE_OVERFLOW); *rem_out = 0; return a;                  \
     }                                                                        \
     T quo = (T)(a / b), rem = (T)(a % b);                                    \
     if ((a > 0) == (b > 0) || rem == 0) { *rem_out = rem; return quo; }      \
@@ -576,7 +590,7 @@ TITER_INLINE CT titer_cpow_##S(CT a, CT b) {                                 \
     if (br == 0 && bi == 0) return titer_cpack_##S(1, 0);                    \
     if (ar == 0 && ai == 0) {                                                \
         if (br > 0) return titer_cpack_##S(0, 0);   /* NumPy 2: any Re(b) > 0 */ \
-        feraiseexcept(FE_INVALID);                                           \
+        titer_raise_fp(FE_INVALID);                                           \
         return titer_cpack_##S(NAN, NAN);                                    \
     }                                                                        \
     if (bi == 0 && br > -100 && br < 100 && (RT)(int64_t)br == br) {         \
