@@ -161,12 +161,26 @@ def float_fast_twin(op, sig):
     return twin if twin in (op.fast or {}) or twin in (op.veclib or {}) else None
 
 
+# float64 fast paths with an 8-lane form as well (titer_vexp.h: titer_vfast_<name>
+# and its range test titer_vfast_<name>_ok, the same arithmetic as the
+# scalar titer_fast_<name>), run by TITER_VEC_LOOP_D8 in the units whose
+# target has them (TITER_HAVE_VFAST_D: AVX-512) and by the split loop in
+# the others
+_VECTOR_FORMS = {"titer_fast_exp"}
+
+
 def split_loop_body(op, sig, ins, outs):
     """The loop of an own vectorized path (titer_loops.h TITER_SPLIT_LOOP)."""
     fast = op.fast[sig]
     bits, one = _SPLIT_BITS[sig[0]]
     if len(ins) == 1:
-        return "TITER_SPLIT_LOOP(%s, %s, %s, %s)" % ((bits, kernel_name(op, sig)) + fast)
+        split = "TITER_SPLIT_LOOP(%s, %s, %s, %s)" % ((bits, kernel_name(op, sig)) + fast)
+        if fast[1] not in _VECTOR_FORMS:
+            return split
+        vfast = fast[1].replace("titer_fast_", "titer_vfast_")
+        return "\n#ifdef TITER_HAVE_VFAST_D\n    TITER_VEC_LOOP_D8(%s, %s, %s, %s_ok, %s)\n" \
+               "#else\n    %s\n#endif\n" % (kernel_name(op, sig), fast[0], fast[1], vfast,
+                                             vfast, split)
     return "TITER_SPLIT_LOOP2(%s, %s, %s, %s, %s, %s)" % (
         bits, one, kernel_name(op, sig), *fast,
         "TITER_TWO_OUTPUTS" if len(outs) == 2 else "TITER_ONE_OUTPUT")
