@@ -143,9 +143,9 @@ _FUSED_CALLS = ("titer_muladd(", "titer_cmul(", "titer_cabs(")
 # (titer_scalar.h: exact a - n b; titer_poly_fma in the polynomials of the
 # exp kernel and its users)
 _FMA_FAST = {"titer_fast_fmod", "titer_fast_remainder", "titer_fast_floor_divide",
-             "titer_fast_divmod", "titer_fast_exp", "titer_fast_expm1f", "titer_fast_sinhf",
-             "titer_fast_coshf", "titer_fast_powerf", "titer_fast_expf", "titer_fast_exp2f",
-             "titer_fast_tanhf", "titer_fast_expm1", "titer_fast_arcsin",
+             "titer_fast_divmod", "titer_fast_exp", "titer_fast_exp2", "titer_fast_expm1f",
+             "titer_fast_sinhf", "titer_fast_coshf", "titer_fast_powerf", "titer_fast_expf",
+             "titer_fast_exp2f", "titer_fast_tanhf", "titer_fast_expm1", "titer_fast_arcsin",
              "titer_fast_arctan2", "titer_fast_tan", "titer_fast_logf", "titer_fast_tanf"}
 
 
@@ -166,7 +166,7 @@ def float_fast_twin(op, sig):
 # scalar titer_fast_<name>), run by TITER_VEC_LOOP_D8 in the units whose
 # target has them (TITER_HAVE_VFAST_D: AVX-512) and by the split loop in
 # the others
-_VECTOR_FORMS = {"titer_fast_exp"}
+_VECTOR_FORMS = {"titer_fast_exp", "titer_fast_exp2"}
 
 
 def split_loop_body(op, sig, ins, outs):
@@ -222,9 +222,14 @@ def emit_loop(op, sig):
                 own = "%sstatic void %s(char **data, const int64_t *strides, int64_t n) {\n" \
                       "    %s\n}\n\n" % (attrs, own_loop_name(op, sig), body)
                 body = "%s(data, strides, n);" % own_loop_name(op, sig)
+            # a vector form outruns the vector libm where the unit has it
+            # (float64 exp2 at AVX-512), which is the faster below
+            use_vl = "defined(TITER_VL)" + (" && !defined(TITER_HAVE_VFAST_D)"
+                                            if fast and fast[1] in _VECTOR_FORMS else "")
             return own + ("static void %s(char **data, const int64_t *strides, int64_t n) {\n"
-                          "#ifdef TITER_VL\n    %s\n#else\n    %s\n#endif\n}"
-                          % (core_loop_name(op, sig), veclib_loop_body(op, sig, ins), body))
+                          "#if %s\n    %s\n#else\n    %s\n#endif\n}"
+                          % (core_loop_name(op, sig), use_vl, veclib_loop_body(op, sig, ins),
+                             body))
     else:
         body = plain
         attrs = no_trapping_math(op, sig)

@@ -1,6 +1,6 @@
-/* float64 exp by a 16-entry table of 2^(j/16), in two forms that do the
- * same arithmetic: titer_fast_exp (scalar; the split loop vectorizes it at
- * every level) and, where AVX-512 is the target, titer_vfast_exp on eight
+/* float64 exp and exp2 by a 16-entry table of 2^(j/16), in two forms that do
+ * the same arithmetic: titer_fast_exp (scalar; the split loop vectorizes it
+ * at every level) and, where AVX-512 is the target, titer_vfast_exp on eight
  * lanes at a time with the table in registers (two vpermi2pd picks instead
  * of gathers: GCC 12 emulates gathers with scalar loads, and a real
  * vgatherqpd costs about as much as the whole kernel) and its loop
@@ -28,20 +28,19 @@ static const double titer_exp16_tail[16] = {
 
 /* The kernel, for a scalar or a vector form V (VB: unsigned integers of its
  * width; FMA, a * b + c; C, a constant of the form; PICK(ki, head, tail),
- * the table entries of j = ki mod 16).  x = (16m + j) ln2/16 + r with
- * k = 16m + j = rint(x 16/ln2) (the rounding constant 1.5 * 2^52 leaves k in
- * the sum's low bits), ln2/16 in a 36-bit head (k head exact for |k| < 2^17,
- * and x - k head exact) and a tail, |r| <= ln2/32 (plus a hair);
- * e^x = 2^m 2^(j/16) e^r = s (1 + tail/head + p(r)) with s = 2^m head and p the
+ * the table entries of j = ki mod 16) of e^x (BASE e) or 2^x (BASE 2):
+ * k = 16m + j = rint(x 16/ln2) or rint(16 x) (the rounding constant
+ * 1.5 * 2^52 leaves k in the sum's low bits) and r = x - k ln2/16, or
+ * (x - k/16) ln2, by TITER_EXP16_REDUCE_<BASE>; |r| <= ln2/32 (plus a hair);
+ * e^x = 2^m 2^(j/16) e^r = s (1 + tail + p(r)) with s = 2^m head and p the
  * Taylor series of e^r - 1 to r^7 (the next term is below 2^-59 of the
- * result), one product-sum rounding the result. */
-#define TITER_EXP16_KERNEL(NAME, V, VB, FMA, C, TOBITS, FROMBITS, PICK)          \
+ * result; tail p below 2^-59 too), one product-sum rounding the result. */
+#define TITER_EXP16_KERNEL(NAME, BASE, V, VB, FMA, C, TOBITS, FROMBITS, PICK)    \
 TITER_FAST_INLINE V NAME(V x) {                                                   \
-    V kd = FMA(x, C(0x1.71547652b82fep+4), C(6755399441055744.0));  /* 16/ln2 */  \
+    V kd = FMA(x, C(TITER_EXP16_SCALE_##BASE), C(6755399441055744.0));            \
     VB ki = TOBITS(kd);                                                           \
     kd = kd - C(6755399441055744.0);                                              \
-    V t = FMA(kd, C(-0x1.62e42fefa0000p-5), x);                  /* exact */       \
-    V r = FMA(kd, C(-0x1.cf79abc9e3b3ap-44), t);                                  \
+    V r = TITER_EXP16_REDUCE_##BASE(x, kd, FMA, C);                               \
     VB head; V tail;                                                              \
     PICK(ki, head, tail);                                                         \
     V scale = FROMBITS(head + (ki << 48));                                        \
@@ -50,18 +49,36 @@ TITER_FAST_INLINE V NAME(V x) {                                                 
     q = FMA(r2, q, FMA(r, C(1.0 / 6), C(0.5)));                                   \
     return FMA(scale, FMA(r2, q, tail + r), scale);                               \
 }
-/* the range: 2^-28 <= |x| < 704 (below, glibc's 1 + x is NumPy's answer;
- * above 704, where the product s (tmp) is a subnormal without FMA and
- * rounds to a quarter of the result's ULP and more, glibc), on the bits,
- * for either form */
-#define TITER_EXP16_OK(b) (((b) & 0x7fffffffffffffffull) - 0x3e30000000000000ull \
-                           < 0x4086000000000000ull - 0x3e30000000000000ull)
+#define TITER_EXP16_SCALE_e 0x1.71547652b82fep+4                  /* 16/ln2 */
+#define TITER_EXP16_SCALE_2 16.0
+/* ln2/16 in a 36-bit head (k head exact for |k| < 2^17, and x - k head
+ * exact) and a tail */
+#define TITER_EXP16_REDUCE_e(x, kd, FMA, C) \
+    FMA(kd, C(-0x1.cf79abc9e3b3ap-44), FMA(kd, C(-0x1.62e42fefa0000p-5), x))
+/* x - k/16 exact, then one rounding: 2^-53 of r */
+#define TITER_EXP16_REDUCE_2(x, kd, FMA, C) \
+    (FMA(kd, C(-0.0625), x) * C(0x1.62e42fefa39efp-1))
+/* the ranges: 2^-28 <= |x| < 704 for e^x and < 1015 for 2^x (below,
+ * glibc's 1 + x (ln2) is NumPy's answer; above, where the product s (tmp)
+ * is a subnormal without FMA and rounds to a quarter of the result's ULP
+ * and more, glibc), on the bits, for either form */
+#define TITER_EXP16_OK(b, TOP) (((b) & 0x7fffffffffffffffull) - 0x3e30000000000000ull \
+                                < (TOP) - 0x3e30000000000000ull)
+#define TITER_EXP16_TOP_e 0x4086000000000000ull                     /* 704 */
+#define TITER_EXP16_TOP_2 0x408fb80000000000ull                     /* 1015 */
 
 #define TITER_EXP16_SCALAR_C(c) (c)
 #define TITER_EXP16_SCALAR_PICK(ki, head, tail) \
     (head = titer_exp16_head[(ki) & 15], tail = titer_exp16_tail[(ki) & 15])
-TITER_FAST_INLINE int titer_fast_exp_ok(double x) { return TITER_EXP16_OK(titer_d2bits(x)); }
-TITER_EXP16_KERNEL(titer_fast_exp, double, uint64_t, titer_poly_fma, TITER_EXP16_SCALAR_C,
+TITER_FAST_INLINE int titer_fast_exp_ok(double x) {
+    return TITER_EXP16_OK(titer_d2bits(x), TITER_EXP16_TOP_e);
+}
+TITER_FAST_INLINE int titer_fast_exp2_ok(double x) {
+    return TITER_EXP16_OK(titer_d2bits(x), TITER_EXP16_TOP_2);
+}
+TITER_EXP16_KERNEL(titer_fast_exp, e, double, uint64_t, titer_poly_fma, TITER_EXP16_SCALAR_C,
+                   titer_d2bits, titer_bits2d, TITER_EXP16_SCALAR_PICK)
+TITER_EXP16_KERNEL(titer_fast_exp2, 2, double, uint64_t, titer_poly_fma, TITER_EXP16_SCALAR_C,
                    titer_d2bits, titer_bits2d, TITER_EXP16_SCALAR_PICK)
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__AVX512F__)
@@ -81,9 +98,13 @@ typedef double titer_v8d_u __attribute__((vector_size(64), aligned(8)));    /* u
     tail = (titer_v8d)_mm512_permutex2var_pd(                                     \
         _mm512_loadu_pd(titer_exp16_tail), (__m512i)(ki),                         \
         _mm512_loadu_pd(titer_exp16_tail + 8)))
-TITER_EXP16_KERNEL(titer_vfast_exp, titer_v8d, titer_v8u, TITER_V8_FMA, TITER_V8_C,
+TITER_EXP16_KERNEL(titer_vfast_exp, e, titer_v8d, titer_v8u, TITER_V8_FMA, TITER_V8_C,
                    TITER_V8_TOBITS, TITER_V8_FROMBITS, TITER_EXP16_V8_PICK)
-#define titer_vfast_exp_ok(b) ((titer_v8u)TITER_EXP16_OK(b))   /* on the bits */
+TITER_EXP16_KERNEL(titer_vfast_exp2, 2, titer_v8d, titer_v8u, TITER_V8_FMA, TITER_V8_C,
+                   TITER_V8_TOBITS, TITER_V8_FROMBITS, TITER_EXP16_V8_PICK)
+/* the range tests, on the bits */
+#define titer_vfast_exp_ok(b) ((titer_v8u)TITER_EXP16_OK(b, TITER_EXP16_TOP_e))
+#define titer_vfast_exp2_ok(b) ((titer_v8u)TITER_EXP16_OK(b, TITER_EXP16_TOP_2))
 #define TITER_HAVE_VFAST_D 1
 /* TITER_SPLIT_LOOP (titer_loops.h) for a float64 fast path with an 8-lane
  * form VFAST (VOK its range test, all ones where in range): on contiguous
