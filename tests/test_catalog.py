@@ -830,7 +830,8 @@ def fast_path_inputs(name, x):
 
 # float64 fast paths: op -> (in-range magnitude interval, negative inputs in
 # range too, an out-of-range value and the warning libm raises for it)
-FAST64_RANGES = {"exp": ((2.0 ** -28, 708), True, (710.0, "overflow")),
+FAST64_RANGES = {"exp": ((2.0 ** -28, 704), True, (710.0, "overflow")),
+                 "exp2": ((2.0 ** -28, 1015), True, (1100.0, "overflow")),
                  "expm1": ((2.0 ** -28, 708), True, (710.0, "overflow")),
                  "arcsin": ((2.0 ** -26, 1.0), True, (2.0, "invalid")),
                  "log": ((np.finfo(np.float64).tiny, np.finfo(np.float64).max), False,
@@ -844,7 +845,7 @@ FAST64_RANGES = {"exp": ((2.0 ** -28, 708), True, (710.0, "overflow")),
 # its Taylor form cancels a little for negative x, 1.4 ULP at worst;
 # arcsin: pi/2 - 2s rounds near |x| = 0.84, 1.6 ULP at worst; tan: within
 # 0.99 ULP of the exact result, 1.11 without FMA)
-FAST64_ULPS = {"exp": 1, "log": 1, "sin": 1, "cos": 1, "expm1": 2, "arcsin": 2, "tan": 1}
+FAST64_ULPS = {"exp": 1, "exp2": 1, "log": 1, "sin": 1, "cos": 1, "expm1": 2, "arcsin": 2, "tan": 1}
 
 
 def _exponent(v):
@@ -1041,6 +1042,41 @@ def test_own_fast_path_out_of_range_anywhere_in_a_block(name, char):
 # (an exhaustive search over q in big-integer arithmetic): |x - q pi/2|
 # down to 2^-60.5 (q = 29 and its doublings), where tan(x) = -1 / r needs
 # pi/2 to 113 bits beyond x's last one
+@pytest.mark.parametrize("name", ["exp", "exp2"])
+def test_float64_exp_near_table_boundaries(name):
+    """exp's and exp2's reduction x = (16m + j) ln2/16 + r (titer_vexp.h;
+    exp2: x = (16m + j)/16 + r/ln2) where it is closest to its limits: x near
+    the odd multiples of ln2/32 (1/32; k rounds either way, |r| is largest)
+    and near the multiples of ln2/16 (r near 0, j changing), a few ULP
+    either side, over the whole range: within FAST64_ULPS of long double's
+    result, both the baseline build's (the hook's, without FMA) and the
+    dispatched level's where it runs them (exp2 below AVX-512: the vector
+    libm's); and the dispatched level's bits the same through the 8-lane
+    loop and through its scalar twin (rows of 7 elements: each a loop's
+    remainder)."""
+    (lo, hi), _, _ = FAST64_RANGES[name]
+    step = np.log(np.longdouble(2)) / 32 if name == "exp" else np.longdouble(1) / 32
+    k = np.arange(-int(hi / step), int(hi / step) + 1)
+    near = (k * step).astype(np.float64)
+    x = (near.view(np.int64)[:, None] + np.arange(-4, 5)).ravel().view(np.float64)
+    x = x[(np.abs(x) >= lo) & (np.abs(x) < hi)]
+    want = getattr(np, name)(x.astype(np.longdouble)).astype(np.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        dispatched = titer.elementwise(name, None, x)
+    # exp2 below AVX-512 runs the vector libm's loop (test_veclib.py's)
+    own = name == "exp" or _core.isa_levels()[1] == "avx512" or not _core.has_vector_libm()
+    for got in (own_fast_path(name, x),) + ((dispatched,) if own else ()):
+        ulps = np.abs(got.view(np.int64) - want.view(np.int64))
+        assert ulps.max() <= FAST64_ULPS[name], x[np.argmax(ulps)]
+    rows = x[: x.size // 7 * 7].reshape(-1, 7)
+    padded = np.zeros((rows.shape[0], 8))
+    padded[:, :7] = rows
+    twin = titer.elementwise(name, None, padded[:, :7])
+    np.testing.assert_array_equal(twin.view(np.int64).ravel(),
+                                  dispatched[: rows.size].view(np.int64))
+
+
 _TAN_HARD = ["0x1.6c6cbc45dc8dep+5", "0x1.6c6cbc45dc8dep+6", "0x1.6c6cbc45dc8dep+9",
              "0x1.6c6cbc45dc8dep+12", "0x1.39c6fd67805a7p+18", "0x1.39c6fd67805a7p+19",
              "0x1.921fb54442d18p+0", "0x1.921fb54442d18p+1"]

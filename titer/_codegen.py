@@ -143,9 +143,9 @@ _FUSED_CALLS = ("titer_muladd(", "titer_cmul(", "titer_cabs(")
 # (titer_scalar.h: exact a - n b; titer_poly_fma in the polynomials of the
 # exp kernel and its users)
 _FMA_FAST = {"titer_fast_fmod", "titer_fast_remainder", "titer_fast_floor_divide",
-             "titer_fast_divmod", "titer_fast_exp", "titer_fast_expm1f", "titer_fast_sinhf",
-             "titer_fast_coshf", "titer_fast_powerf", "titer_fast_expf", "titer_fast_exp2f",
-             "titer_fast_tanhf", "titer_fast_expm1", "titer_fast_arcsin",
+             "titer_fast_divmod", "titer_fast_exp", "titer_fast_exp2", "titer_fast_expm1f",
+             "titer_fast_sinhf", "titer_fast_coshf", "titer_fast_powerf", "titer_fast_expf",
+             "titer_fast_exp2f", "titer_fast_tanhf", "titer_fast_expm1", "titer_fast_arcsin",
              "titer_fast_arctan2", "titer_fast_tan", "titer_fast_logf", "titer_fast_tanf"}
 
 
@@ -164,12 +164,26 @@ def float_fast_twin(op, sig):
     return None
 
 
+# float64 fast paths with an 8-lane form as well (titer_vexp.h: titer_vfast_<name>
+# and its range test titer_vfast_<name>_ok, the same arithmetic as the
+# scalar titer_fast_<name>), run by TITER_VEC_LOOP_D8 in the units whose
+# target has them (TITER_HAVE_VFAST_D: AVX-512) and by the split loop in
+# the others
+_VECTOR_FORMS = {"titer_fast_exp", "titer_fast_exp2"}
+
+
 def split_loop_body(op, sig, ins, outs):
     """The loop of an own vectorized path (titer_loops.h TITER_SPLIT_LOOP)."""
     fast = op.fast[sig]
     bits, one = _SPLIT_BITS[sig[0]]
     if len(ins) == 1:
-        return "TITER_SPLIT_LOOP(%s, %s, %s, %s)" % ((bits, kernel_name(op, sig)) + fast)
+        split = "TITER_SPLIT_LOOP(%s, %s, %s, %s)" % ((bits, kernel_name(op, sig)) + fast)
+        if fast[1] not in _VECTOR_FORMS:
+            return split
+        vfast = fast[1].replace("titer_fast_", "titer_vfast_")
+        return "\n#ifdef TITER_HAVE_VFAST_D\n    TITER_VEC_LOOP_D8(%s, %s, %s, %s_ok, %s)\n" \
+               "#else\n    %s\n#endif\n" % (kernel_name(op, sig), fast[0], fast[1], vfast,
+                                             vfast, split)
     return "TITER_SPLIT_LOOP2(%s, %s, %s, %s, %s, %s)" % (
         bits, one, kernel_name(op, sig), *fast,
         "TITER_TWO_OUTPUTS" if len(outs) == 2 else "TITER_ONE_OUTPUT")
@@ -218,9 +232,14 @@ def emit_loop(op, sig):
                 own = "%sstatic void %s(char **data, const int64_t *strides, int64_t n) {\n" \
                       "    %s\n}\n\n" % (attrs, own_loop_name(op, sig), body)
                 body = "%s(data, strides, n);" % own_loop_name(op, sig)
+            # a vector form outruns the vector libm where the unit has it
+            # (float64 exp2 at AVX-512), which is the faster below
+            use_vl = "defined(TITER_VL)" + (" && !defined(TITER_HAVE_VFAST_D)"
+                                            if fast and fast[1] in _VECTOR_FORMS else "")
             return own + ("static void %s(char **data, const int64_t *strides, int64_t n) {\n"
-                          "#ifdef TITER_VL\n    %s\n#else\n    %s\n#endif\n}"
-                          % (core_loop_name(op, sig), veclib_loop_body(op, sig, ins), body))
+                          "#if %s\n    %s\n#else\n    %s\n#endif\n}"
+                          % (core_loop_name(op, sig), use_vl, veclib_loop_body(op, sig, ins),
+                             body))
     else:
         body = plain
         if ops.quiet_invalid(op, sig):      # NOTE [quiet compares] in titer/_ops.py

@@ -158,6 +158,7 @@ _FAST_PATHS.update({name: {"f->f": name + "f"} for name in (
 _FAST_PATHS.update({name: {"ff->f": name + "f"} for name in ("hypot", "arctan2", "power")})
 _FAST_PATHS["hypot"]["dd->d"] = "hypot"
 _FAST_PATHS["expm1"]["d->d"] = "expm1"
+_FAST_PATHS["exp2"]["d->d"] = "exp2"
 _FAST_PATHS["arcsin"]["d->d"] = "arcsin"
 _FAST_PATHS["arctan2"]["dd->d"] = "arctan2"
 _FAST_PATHS["tan"]["d->d"] = "tan"
@@ -175,7 +176,9 @@ _FAST_PATHS["divmod"] = {"ff->ff": "divmodf", "dd->dd": "divmod"}
 # (log, tan; the others are within 3: tools/veclib_ulps.py checks every
 # float32), where titer's own paths are within 1; and the float64 ones 3 ULP
 # from it (arctan2 in glibc's own tables; exp, expm1, tan and arcsin measured
-# by tests/test_veclib.py), over float64's bound of 2.  Float32 power runs
+# by tests/test_veclib.py), over float64's bound of 2.  Float64 exp2 runs
+# titer's own path at AVX-512, where its 8-lane form is faster (titer_vexp.h,
+# _codegen._VECTOR_FORMS), the vector libm's below.  Float32 power runs
 # titer's own path too: division-free (titer_fast_powerf), it is within 1
 # ULP and 1.25x as fast as _ZGVeN16vv_powf (1.18 against 1.48 ns an element,
 # one thread, 2^20 elements).  Float32 tanh, cosh and expm1 too

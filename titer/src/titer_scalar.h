@@ -902,19 +902,8 @@ TITER_FAST_INLINE float titer_sincosf_quadrant(float x, uint64_t shift) {   /* s
 TITER_FAST_INLINE float titer_fast_sinf(float x) { return titer_sincosf_quadrant(x, 0); }
 TITER_FAST_INLINE float titer_fast_cosf(float x) { return titer_sincosf_quadrant(x, 1); }
 
-/* float64 exp, division-free: x = k ln2 + r with k = rint(x / ln2) (the
- * rounding constant's sum holds k in its low bits), ln2 in a 32-bit head
- * (k head and x - k head exact) and a tail, r = t - u rounded and its error
- * rlo kept (|r| <= ln2/2); e^x = 2^k (1 + r + r^2 q + rlo) with q by the
- * Taylor series of e^r to r^13 (the next term is below 2^-57) in Horner's
- * form, 1 + r split exactly into a double and its error, so that one
- * product-sum rounds the result; 2^k built on the bits.  Within 0.6 ULP
- * of the correctly rounded result with FMA (the avx2 and avx512 builds),
- * 1 ULP without.  The range keeps the result normal. */
-TITER_FAST_INLINE int titer_fast_exp_ok(double x) {
-    return (titer_d2bits(x) & 0x7fffffffffffffffull) - 0x3e30000000000000ull
-           < 0x4086200000000000ull - 0x3e30000000000000ull;       /* 2^-28 <= |x| < 708 */
-}
+#include "titer_vexp.h"    /* float64 exp: titer_fast_exp */
+
 /* (e^r - 1 - r) / r^2 by the Taylor series to r^13, |r| <= ln2/2 */
 TITER_FAST_INLINE double titer_exp_taylor(double r) {
     double q = 0x1.6124613a86d09p-33;                           /* 1/13! ... 1/2! */
@@ -930,17 +919,6 @@ TITER_FAST_INLINE double titer_exp_taylor(double r) {
     q = titer_poly_fma(q, r, 0x1.5555555555555p-3);
     return titer_poly_fma(q, r, 0.5);
 }
-TITER_FAST_INLINE double titer_fast_exp(double x) {
-    double big = x * 1.44269504088896338700e+00 + 6755399441055744.0;     /* 1.5 * 2^52 */
-    double k = big - 6755399441055744.0;
-    double t = x - k * 6.93147180369123816490e-01;              /* exact */
-    double u = k * 1.90821492927058770002e-10;
-    double r = t - u, rlo = (t - r) - u;
-    double q = titer_exp_taylor(r);
-    double one_r = 1.0 + r, one_r_err = (1.0 - one_r) + r;     /* exact split */
-    double scale = titer_bits2d((titer_d2bits(big) + 1023) << 52);
-    return titer_poly_fma(scale, one_r, scale * titer_poly_fma(q, r * r, one_r_err + rlo));
-}
 
 /* float64 expm1 from the exp kernel's pieces, with k = trunc(x / ln2)
  * instead of the nearest integer, so that r = x - k ln2 has x's sign and
@@ -950,7 +928,10 @@ TITER_FAST_INLINE double titer_fast_exp(double x) {
  * |x| < ln2 that is r + r^2 q with r = x.  Within 1 ULP of the correctly
  * rounded result (with and without FMA).  Range: 2^-28 <= |x| < 708
  * (below, glibc's x + tiny). */
-#define titer_fast_expm1_ok titer_fast_exp_ok
+TITER_FAST_INLINE int titer_fast_expm1_ok(double x) {
+    return (titer_d2bits(x) & 0x7fffffffffffffffull) - 0x3e30000000000000ull
+           < 0x4086200000000000ull - 0x3e30000000000000ull;       /* 2^-28 <= |x| < 708 */
+}
 TITER_FAST_INLINE double titer_fast_expm1(double x) {
     double big = x * 1.44269504088896338700e+00 + 6755399441055744.0;     /* 1.5 * 2^52 */
     double k = big - 6755399441055744.0;

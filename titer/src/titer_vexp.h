@@ -1,0 +1,148 @@
+/* float64 exp and exp2 by a 16-entry table of 2^(j/16), in two forms that do
+ * the same arithmetic: titer_fast_exp (scalar; the split loop vectorizes it
+ * at every level) and, where AVX-512 is the target, titer_vfast_exp on eight
+ * lanes at a time with the table in registers (two vpermi2pd picks instead
+ * of gathers: GCC 12 emulates gathers with scalar loads, and a real
+ * vgatherqpd costs about as much as the whole kernel) and its loop
+ * TITER_VEC_LOOP.  Both round the same operations the same way (FMA in the
+ * instruction-set units), so a lane gives the same bits as the scalar twin
+ * that takes the loop's remainder and the same bits at avx2 and avx512.
+ * Included by titer_scalar.h. */
+#ifndef TITER_VEXP_H
+#define TITER_VEXP_H
+
+/* 2^(j/16), j = 0..15: the nearest double's bits less j << 48 (adding the
+ * reduction's bits k << 48 then puts 2^(floor(k/16)) into the exponent), and
+ * what the nearest double misses relative to it (2^(j/16) = head (1 + tail)),
+ * rounded (tools/exp_table.py) */
+static const uint64_t titer_exp16_head[16] = {
+    0x3ff0000000000000ull, 0x3fefb5586cf9890full, 0x3fef72b83c7d517bull, 0x3fef387a6e756238ull,
+    0x3fef06fe0a31b715ull, 0x3feedea64c123422ull, 0x3feebfdad5362a27ull, 0x3feeab07dd485429ull,
+    0x3feea09e667f3bcdull, 0x3feea11473eb0187ull, 0x3feeace5422aa0dbull, 0x3feec49182a3f090ull,
+    0x3feee89f995ad3adull, 0x3fef199bdd85529cull, 0x3fef5818dcfba487ull, 0x3fefa4afa2a490daull};
+static const double titer_exp16_tail[16] = {
+    0.0, 0x1.79aa65d837b6dp-54, -0x1.01b15eaa59348p-55, 0x1.68efde3a8a894p-54,
+    0x1.34d754db0abb6p-55, 0x1.59f48a72a4c6dp-55, 0x1.690cebb7aafb0p-56, 0x1.063e1e21c5409p-54,
+    -0x1.3b3efbf5e2228p-54, -0x1.b32dcb94da51dp-56, 0x1.db72fc1f0eab4p-55, 0x1.1affc2b91ce27p-56,
+    0x1.c1a7792cb3387p-55, 0x1.36eae30af0cb3p-56, 0x1.4a385a63d07a7p-56, -0x1.ff7128fd391f0p-55};
+
+/* The kernel, for a scalar or a vector form V (VB: unsigned integers of its
+ * width; FMA, a * b + c; C, a constant of the form; PICK(ki, head, tail),
+ * the table entries of j = ki mod 16) of e^x (BASE e) or 2^x (BASE 2):
+ * k = 16m + j = rint(x 16/ln2) or rint(16 x) (the rounding constant
+ * 1.5 * 2^52 leaves k in the sum's low bits) and r = x - k ln2/16, or
+ * (x - k/16) ln2, by TITER_EXP16_REDUCE_<BASE>; |r| <= ln2/32 (plus a hair);
+ * e^x = 2^m 2^(j/16) e^r = s (1 + tail + p(r)) with s = 2^m head and p the
+ * Taylor series of e^r - 1 to r^7 (the next term is below 2^-59 of the
+ * result; tail p below 2^-59 too), one product-sum rounding the result. */
+#define TITER_EXP16_KERNEL(NAME, BASE, V, VB, FMA, C, TOBITS, FROMBITS, PICK)    \
+TITER_FAST_INLINE V NAME(V x) {                                                   \
+    V kd = FMA(x, C(TITER_EXP16_SCALE_##BASE), C(6755399441055744.0));            \
+    VB ki = TOBITS(kd);                                                           \
+    kd = kd - C(6755399441055744.0);                                              \
+    V r = TITER_EXP16_REDUCE_##BASE(x, kd, FMA, C);                               \
+    VB head; V tail;                                                              \
+    PICK(ki, head, tail);                                                         \
+    V scale = FROMBITS(head + (ki << 48));                                        \
+    V r2 = r * r;                                                                 \
+    V q = FMA(r2, FMA(r, C(1.0 / 5040), C(1.0 / 720)), FMA(r, C(1.0 / 120), C(1.0 / 24))); \
+    q = FMA(r2, q, FMA(r, C(1.0 / 6), C(0.5)));                                   \
+    return FMA(scale, FMA(r2, q, tail + r), scale);                               \
+}
+#define TITER_EXP16_SCALE_e 0x1.71547652b82fep+4                  /* 16/ln2 */
+#define TITER_EXP16_SCALE_2 16.0
+/* ln2/16 in a 36-bit head (k head exact for |k| < 2^17, and x - k head
+ * exact) and a tail */
+#define TITER_EXP16_REDUCE_e(x, kd, FMA, C) \
+    FMA(kd, C(-0x1.cf79abc9e3b3ap-44), FMA(kd, C(-0x1.62e42fefa0000p-5), x))
+/* x - k/16 exact, then one rounding: 2^-53 of r */
+#define TITER_EXP16_REDUCE_2(x, kd, FMA, C) \
+    (FMA(kd, C(-0.0625), x) * C(0x1.62e42fefa39efp-1))
+/* the ranges: 2^-28 <= |x| < 704 for e^x and < 1015 for 2^x (below,
+ * glibc's 1 + x (ln2) is NumPy's answer; above, where the product s (tmp)
+ * is a subnormal without FMA and rounds to a quarter of the result's ULP
+ * and more, glibc), on the bits, for either form */
+#define TITER_EXP16_OK(b, TOP) (((b) & 0x7fffffffffffffffull) - 0x3e30000000000000ull \
+                                < (TOP) - 0x3e30000000000000ull)
+#define TITER_EXP16_TOP_e 0x4086000000000000ull                     /* 704 */
+#define TITER_EXP16_TOP_2 0x408fb80000000000ull                     /* 1015 */
+
+#define TITER_EXP16_SCALAR_C(c) (c)
+#define TITER_EXP16_SCALAR_PICK(ki, head, tail) \
+    (head = titer_exp16_head[(ki) & 15], tail = titer_exp16_tail[(ki) & 15])
+TITER_FAST_INLINE int titer_fast_exp_ok(double x) {
+    return TITER_EXP16_OK(titer_d2bits(x), TITER_EXP16_TOP_e);
+}
+TITER_FAST_INLINE int titer_fast_exp2_ok(double x) {
+    return TITER_EXP16_OK(titer_d2bits(x), TITER_EXP16_TOP_2);
+}
+TITER_EXP16_KERNEL(titer_fast_exp, e, double, uint64_t, titer_poly_fma, TITER_EXP16_SCALAR_C,
+                   titer_d2bits, titer_bits2d, TITER_EXP16_SCALAR_PICK)
+TITER_EXP16_KERNEL(titer_fast_exp2, 2, double, uint64_t, titer_poly_fma, TITER_EXP16_SCALAR_C,
+                   titer_d2bits, titer_bits2d, TITER_EXP16_SCALAR_PICK)
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__AVX512F__)
+#include <immintrin.h>
+typedef double titer_v8d __attribute__((vector_size(64)));
+typedef uint64_t titer_v8u __attribute__((vector_size(64)));
+typedef double titer_v8d_u __attribute__((vector_size(64), aligned(8)));    /* unaligned */
+#define TITER_V8_FMA(a, b, c) ((titer_v8d)_mm512_fmadd_pd((__m512d)(a), (__m512d)(b), (__m512d)(c)))
+#define TITER_V8_C(c) ((titer_v8d)_mm512_set1_pd(c))
+#define TITER_V8_TOBITS(v) ((titer_v8u)(v))
+#define TITER_V8_FROMBITS(v) ((titer_v8d)(v))
+/* vpermi2pd reads the low four bits of each index: j */
+#define TITER_EXP16_V8_PICK(ki, head, tail) (                                     \
+    head = (titer_v8u)_mm512_permutex2var_epi64(                                  \
+        _mm512_loadu_si512(titer_exp16_head), (__m512i)(ki),                      \
+        _mm512_loadu_si512(titer_exp16_head + 8)),                                \
+    tail = (titer_v8d)_mm512_permutex2var_pd(                                     \
+        _mm512_loadu_pd(titer_exp16_tail), (__m512i)(ki),                         \
+        _mm512_loadu_pd(titer_exp16_tail + 8)))
+TITER_EXP16_KERNEL(titer_vfast_exp, e, titer_v8d, titer_v8u, TITER_V8_FMA, TITER_V8_C,
+                   TITER_V8_TOBITS, TITER_V8_FROMBITS, TITER_EXP16_V8_PICK)
+TITER_EXP16_KERNEL(titer_vfast_exp2, 2, titer_v8d, titer_v8u, TITER_V8_FMA, TITER_V8_C,
+                   TITER_V8_TOBITS, TITER_V8_FROMBITS, TITER_EXP16_V8_PICK)
+/* the range tests, on the bits */
+#define titer_vfast_exp_ok(b) ((titer_v8u)TITER_EXP16_OK(b, TITER_EXP16_TOP_e))
+#define titer_vfast_exp2_ok(b) ((titer_v8u)TITER_EXP16_OK(b, TITER_EXP16_TOP_2))
+#define TITER_HAVE_VFAST_D 1
+/* TITER_SPLIT_LOOP (titer_loops.h) for a float64 fast path with an 8-lane
+ * form VFAST (VOK its range test, all ones where in range): on contiguous
+ * operands each block's whole vectors go through VFAST, an out-of-range
+ * lane given 0 and keeping its input (so VFAST raises nothing), then
+ * recomputed by KERNEL (libm) from the input left in the output; the
+ * block's last n mod 8 elements through the scalar twin FAST or KERNEL. */
+#define TITER_VEC_LOOP_D8(KERNEL, OK, FAST, VOK, VFAST)                         \
+    char *o = data[0], *x = data[1];                                         \
+    const int64_t so = strides[0], sx = strides[1];                         \
+    if (so == (int64_t)sizeof(double) && sx == (int64_t)sizeof(double)) {    \
+        double *po = (double *)o; const double *px = (const double *)x;     \
+        titer_v8u keep[TITER_SPLIT_BLOCK / 8];   /* all ones where VFAST's */ \
+        for (int64_t start = 0; start < n; start += TITER_SPLIT_BLOCK) {     \
+            int64_t m = n - start < TITER_SPLIT_BLOCK ? n - start : TITER_SPLIT_BLOCK; \
+            double *bo = po + start; const double *bx = px + start;          \
+            int64_t nv = m / 8;                                              \
+            titer_v8u all_kept = ~(titer_v8u){0};                            \
+            for (int64_t v = 0; v < nv; v++) {                               \
+                titer_v8u vb = TITER_V8_TOBITS(*(const titer_v8d_u *)(bx + 8 * v)); \
+                titer_v8u mask = VOK(vb);                                    \
+                titer_v8d f = VFAST(TITER_V8_FROMBITS(vb & mask));           \
+                keep[v] = mask;                                              \
+                all_kept &= mask;                                            \
+                *(titer_v8d_u *)(bo + 8 * v) =                               \
+                    TITER_V8_FROMBITS(TITER_PICK_BITS(mask, TITER_V8_TOBITS(f), vb)); \
+            }                                                                \
+            for (int64_t i = 8 * nv; i < m; i++) {                           \
+                double xi = bx[i];                                           \
+                bo[i] = OK(xi) ? FAST(xi) : KERNEL(xi);                      \
+            }                                                                \
+            if (_mm512_reduce_and_epi64((__m512i)all_kept) != -1)            \
+                for (int64_t i = 0; i < 8 * nv; i++)                         \
+                    if (!keep[i / 8][i % 8]) bo[i] = KERNEL(bo[i]);          \
+        }                                                                    \
+    } else {                                                                 \
+        for (int64_t i = 0; i < n; i++)                                      \
+            *(double *)(o + i * so) = KERNEL(*(const double *)(x + i * sx)); \
+    }
+#endif
+#endif
