@@ -8,6 +8,7 @@
 #include <string.h>
 #include <math.h>
 #include <fenv.h>
+#include <float.h>
 
 #ifndef TITER_INLINE
 #define TITER_INLINE static inline
@@ -325,7 +326,8 @@ TITER_INLINE T titer_spacing_##S(T x) {                                      \
     if (x == 0) return titer_next_away_##S((T)0);  /* the smallest subnormal */ \
     next = titer_next_away_##S(x);                                           \
     if (isinf(next)) titer_raise_fp(FE_OVERFLOW);                             \
-    if (fpclassify(next) == FP_SUBNORMAL) titer_raise_fp(FE_UNDERFLOW);      \
+    if (fabs##F(next) < (sizeof(T) == sizeof(float) ? (T)FLT_MIN : (T)DBL_MIN)) \
+        titer_raise_fp(FE_UNDERFLOW);                                        \
     return next - x;                                                         \
 }                                                                            \
 TITER_INLINE T titer_logaddexp_##S(T x, T y) {                               \
