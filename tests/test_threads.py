@@ -302,3 +302,29 @@ def test_plan_cache_with_changing_arrays():
     z = x.copy()
     np.add(z[0:10], z[5:15], out=z[1:11])
     assert_same(y, z)
+
+
+@needs_openmp
+def test_a_float16_table_fill_is_not_judged_as_a_slow_call():
+    """A parallel call during which a float16 result table was filled
+    (titer_loops.h NOTE [float16 tables]: milliseconds on one thread) is
+    left out of the busy-machine books, so it cannot hold the next calls on
+    one thread (NOTE: [busy machines]); a fresh process, whose first such
+    call fills tan's table."""
+    code = """if True:
+        import numpy as np, titer
+        from titer import _core
+        _core._configure_teams(cores=2)
+        halves = np.arange(65536, dtype=np.uint16).view(np.float16)
+        with titer.num_threads(2), np.errstate(all="ignore"):
+            titer.elementwise("tan", None, np.tile(halves, 64))     # 2^22: fills the table
+        team = _core._team_stats()
+        assert _core._half_tables_filled() == 1
+        assert team["last team"] == 2, team
+        assert team["last judged (ms)"]["elapsed"] == 0, team
+        assert team["serial hold left (ms)"] == 0, team
+        print("ok")
+    """
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120, cwd=os.path.dirname(os.path.dirname(titer.__file__)))
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-2000:]

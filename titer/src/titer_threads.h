@@ -55,7 +55,13 @@ typedef struct {
     int64_t pieces_ns[TITER_TEAM_TIMED];    /* per thread: the time in its pieces, */
     int64_t pieces_run[TITER_TEAM_TIMED];   /* and how many it ran */
     int64_t pieces;
+    int tables_filled;      /* titer_half_tables_filled when the call began */
 } titer_team;
+/* float16 result tables filled so far (titer_loops.h NOTE [float16 tables];
+ * defined in _core.pyx): a call during which one was filled spent
+ * milliseconds on one thread that say nothing about the machine, so it is
+ * not judged */
+extern int titer_half_tables_filled;
 
 /* Process-wide state (one copy per titer build: vendored copies are
  * independent).  titer_usable_cores is set at import. */
@@ -120,6 +126,7 @@ static inline int titer_team_open(titer_team *t, int requested, int64_t units) {
         return 1;
     if (want > 1) {
         t->start_ns = titer_now_ns();
+        t->tables_filled = __atomic_load_n(&titer_half_tables_filled, __ATOMIC_RELAXED);
         if (t->start_ns < __atomic_load_n(&titer_serial_until_ns, __ATOMIC_RELAXED))
             want = 1;                       /* holding off after a slow parallel call */
     }
@@ -182,6 +189,8 @@ static inline void titer_piece_end(titer_team *t, int64_t began, int flags) {
 static inline void titer_team_judge(const titer_team *t, int64_t elapsed_ns) {
     int64_t pace = INT64_MAX, estimate, loss, credit, hold;
     int first;
+    if (__atomic_load_n(&titer_half_tables_filled, __ATOMIC_RELAXED) != t->tables_filled)
+        return;
     for (int i = 0; i < t->size && i < TITER_TEAM_TIMED; i++)
         if (t->pieces_run[i] > 0 && t->pieces_ns[i] / t->pieces_run[i] < pace)
             pace = t->pieces_ns[i] / t->pieces_run[i];
