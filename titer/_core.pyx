@@ -270,6 +270,7 @@ cdef extern from "titer_threads.h" nogil:
         int64_t pieces
         int64_t pieces_ns[64]
         int64_t pieces_run[64]
+        int tables_filled
     int titer_usable_cores
     int titer_cores_in_use
     int titer_last_team
@@ -398,6 +399,7 @@ def _judge_team(double elapsed_ms, threads):
         raise ValueError("a team of 1 to 64 threads, not %d" % len(threads))
     t.size = len(threads)
     t.pieces = 0
+    t.tables_filled = titer_half_tables_filled     # no float16 table filled meanwhile
     for i, (ms, runs) in enumerate(threads):
         t.pieces_ns[i] = <int64_t>(ms * 1e6)
         t.pieces_run[i] = runs
