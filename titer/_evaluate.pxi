@@ -12,10 +12,13 @@
 # clears them, so a warning names the op that raised it, as the composed
 # titer.elementwise calls would; flags are kept per piece and merged
 # atomically into the call's EvalRun.  The test reads only the SSE flags
-# (titer_ev_take_flags: fetestexcept costs ~15 ns, which a step per block
-# would pay hundreds of times per 2^16 elements).
+# (titer_take_fp_flags in titer_fpflags.h: fetestexcept costs ~15 ns, which
+# a step per block would pay hundreds of times per 2^16 elements).
 
 from libc.string cimport memset
+
+cdef extern from "titer_fpflags.h" nogil:
+    int titer_take_fp_flags(int mask) noexcept
 
 cdef enum:
     EV_MAX_STEPS = 64
@@ -88,38 +91,16 @@ cdef struct EvRun:
 cdef extern from *:
     """
     #include <fenv.h>
-    #if defined(__SSE2__)
-    #include <xmmintrin.h>
-    #endif
     static inline void titer_ev_or_flags(int *dst, int bits) {
         __atomic_fetch_or(dst, bits, __ATOMIC_RELAXED);
     }
-    /* The SSE exception flags raised since the last call, cleared: one
-     * stmxcsr where fetestexcept also reads the x87 status word (~15 ns, a
-     * cost per step and block).  The loops compute in SSE/AVX registers;
-     * an x87 flag (none of titer's loops uses long double) is picked up by
-     * the full test at the end of each piece.  On x86 the MXCSR bits are
-     * the FE_* values. */
-    static inline int titer_ev_take_flags(int mask) {
-    #if defined(__SSE2__)
-        unsigned int csr = _mm_getcsr();
-        unsigned int bits = csr & (unsigned int)mask;
-        if (bits) _mm_setcsr(csr & ~bits);
-        return (int)bits;
-    #else
-        int bits = fetestexcept(mask);
-        if (bits) feclearexcept(bits);
-        return bits;
-    #endif
-    }
     """
     void titer_ev_or_flags(int *dst, int bits) noexcept nogil
-    int titer_ev_take_flags(int mask) noexcept nogil
 
 
 
 cdef inline int ev_test_flags(int *flags, int k) noexcept nogil:
-    flags[k] |= titer_ev_take_flags(FPE_MASK)
+    flags[k] |= titer_take_fp_flags(FPE_MASK)
     return 0
 
 
@@ -252,7 +233,7 @@ cdef void ev_range(const Plan *p, int64_t begin, int64_t end, char *scratch) noe
             counter_increment(&counter, step)
     if run.stream:
         titer_stream_fence()
-    flags[prog.nsteps - 1] |= fetestexcept(FPE_MASK)     # x87 flags: see titer_ev_take_flags
+    flags[prog.nsteps - 1] |= fetestexcept(FPE_MASK)     # x87 flags: see titer_fpflags.h
     for k in range(prog.nsteps):
         if flags[k]:
             titer_ev_or_flags(&run.fpe[k], flags[k])

@@ -216,23 +216,7 @@ static inline void titer_masked_run(titer_loop1d fn, int nt, char **data,
 #endif
 /* The loop statements of an op that compares quietly (NOTE [quiet
  * compares] in titer/_ops.py): the invalid flag they raise is dropped, one
- * raised before them kept.  MXCSR's bits are the FE_* values on x86. */
-static inline unsigned int titer_fp_flags(void) {
-#if defined(__SSE2__) && defined(__GNUC__)
-    return __builtin_ia32_stmxcsr();
-#else
-    return (unsigned int)fetestexcept(FE_ALL_EXCEPT);
-#endif
-}
-static inline void titer_drop_own_invalid(unsigned int before) {
-    if (before & FE_INVALID) return;
-#if defined(__SSE2__) && defined(__GNUC__)
-    unsigned int now = __builtin_ia32_stmxcsr();
-    if (now & FE_INVALID) __builtin_ia32_ldmxcsr(now & ~(unsigned int)FE_INVALID);
-#else
-    feclearexcept(FE_INVALID);
-#endif
-}
+ * raised before them kept (titer_fpflags.h). */
 #define TITER_QUIET_INVALID(...)                                            \
     {                                                                       \
         const unsigned int flags_before_ = titer_fp_flags();                \
@@ -500,22 +484,6 @@ typedef struct {
 } titer_half_table;
 extern int titer_half_tables_filled;    /* how many, every unit: _core.pyx */
 
-/* the FP flags raised since the last call, cleared (MXCSR on x86, whose
- * bits are the FE_* values: fetestexcept and feclearexcept also read and
- * rewrite the x87 environment, ~10x the cost per element here) */
-static inline int titer_take_fp_flags(void) {
-#if defined(__SSE2__) && defined(__GNUC__)
-    unsigned int csr = __builtin_ia32_stmxcsr();
-    unsigned int raised = csr & (unsigned int)TITER_HALF_TABLE_FLAGS;
-    if (raised) __builtin_ia32_ldmxcsr(csr & ~raised);
-    return (int)raised;
-#else
-    int raised = fetestexcept(TITER_HALF_TABLE_FLAGS);
-    if (raised) feclearexcept(raised);
-    return raised;
-#endif
-}
-
 /* results and flags of `count` inputs from `first` on, through float_loop */
 static void titer_half_table_fill_run(uint32_t *entries, titer_loop1d float_loop,
                                       uint32_t first, int count) {
@@ -523,9 +491,9 @@ static void titer_half_table_fill_run(uint32_t *entries, titer_loop1d float_loop
     char *data[2] = {(char *)out, (char *)in};
     const int64_t strides[2] = {sizeof(titer_half), sizeof(titer_half)};
     for (int j = 0; j < count; j++) in[j] = (titer_half)(first + (uint32_t)j);
-    titer_take_fp_flags();
+    titer_take_fp_flags(TITER_HALF_TABLE_FLAGS);
     titer_half_through_float(float_loop, 1, 1, data, strides, count);
-    int raised = titer_take_fp_flags();
+    int raised = titer_take_fp_flags(TITER_HALF_TABLE_FLAGS);
     if (raised && count > 1) {          /* whose flag: each on its own */
         for (int j = 0; j < count; j++)
             titer_half_table_fill_run(entries, float_loop, first + (uint32_t)j, 1);

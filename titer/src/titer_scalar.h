@@ -9,6 +9,7 @@
 #include <math.h>
 #include <fenv.h>
 #include <float.h>
+#include "titer_fpflags.h"   /* titer_raise_fp */
 
 #ifndef TITER_INLINE
 #define TITER_INLINE static inline
@@ -22,20 +23,6 @@
 #else
 #define TITER_FAST_INLINE static inline
 #endif
-
-/* NOTE [raising flags]: titer's scalar code raises FP flags in MXCSR on
- * x86, the SSE status the loops' own arithmetic sets and an evaluate
- * program reads after each step (titer_ev_take_flags).  glibc's
- * feraiseexcept raises overflow, underflow and inexact in the x87 status
- * word instead, which only the full fetestexcept at the end of a piece
- * sees: an evaluate program then blamed its last step for them. */
-static inline void titer_raise_fp(int excepts) {
-#if defined(__SSE2__) && defined(__GNUC__)
-    __builtin_ia32_ldmxcsr(__builtin_ia32_stmxcsr() | ((unsigned int)excepts & FE_ALL_EXCEPT));
-#else
-    feraiseexcept(excepts);
-#endif
-}
 
 typedef uint8_t npy_bool_t;     /* NumPy's bool: one byte, 0 or 1 */
 typedef uint16_t titer_half;    /* IEEE binary16 bits; math goes through float */
