@@ -206,6 +206,68 @@ def test_float16_nextafter_every_x_toward_every_kind_of_y():
         titer.elementwise("nextafter", None, x, np.roll(x, 777))
 
 
+
+def _warned(fn):
+    """The FP warnings fn() gives (their category's text), each once."""
+    with warnings.catch_warnings(record=True) as caught, np.errstate(all="warn"):
+        warnings.simplefilter("always")
+        fn()
+    return sorted({str(w.message).split(" encountered")[0] for w in caught})
+
+
+def test_float16_sign_keeps_numpys_bits():
+    """NumPy's float16 sign works on the bits: a nan (a signaling one too)
+    comes back unchanged and -0 as +0; titer's too, for every float16."""
+    bits = np.arange(65536, dtype=np.uint16)
+    got = titer.elementwise("sign", None, bits.view(np.float16))
+    np.testing.assert_array_equal(got.view(np.uint16), np.sign(bits.view(np.float16)).view(np.uint16))
+    assert _warned(lambda: titer.elementwise("sign", None, bits.view(np.float16))) == []
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_spacing_bits_and_flags_at_every_exponent_edge(dtype):
+    """The branch-free spacing: at both ends of every exponent (normal and
+    subnormal, both signs), zeros, the largest float, inf and nan, NumPy's
+    bits and, per input, NumPy's warnings (overflow at the largest float,
+    underflow where the step lands on a subnormal, nothing else), each
+    input a 37-element run so the vector loop meets it."""
+    info = np.finfo(dtype)
+    uint = np.dtype("u%d" % (info.bits // 8))
+    mant = info.nmant
+    exps = np.arange(0, 2 ** (info.bits - 1 - mant), dtype=np.uint64)
+    tails = np.array([0, 1, 2, (1 << mant) - 2, (1 << mant) - 1], dtype=np.uint64)
+    magnitudes = (exps[:, None] << np.uint64(mant)) | tails[None, :]
+    signs = np.array([0, 1 << (info.bits - 1)], dtype=np.uint64)
+    x = (magnitudes.ravel()[None, :] | signs[:, None]).ravel().astype(uint).view(dtype)
+    with np.errstate(all="ignore"):
+        got, want = titer.elementwise("spacing", None, x), np.spacing(x)
+    np.testing.assert_array_equal(got.view(uint), want.view(uint))
+    for v in x[::7].tolist() + [info.max, -info.max, info.tiny, 0.0, -0.0]:
+        run = np.full(37, v, dtype=dtype)
+        assert _warned(lambda: titer.elementwise("spacing", None, run)) == \
+            _warned(lambda: np.spacing(run)), v
+
+
+
+@pytest.mark.parametrize("name", ["less", "less_equal", "greater", "greater_equal"])
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_order_on_every_special_pair(name, dtype):
+    """The branch-free lexicographic compares: NumPy's answer for every pair
+    of special complex values (signed zeros, infinities, nans in either
+    part), at every offset of a vector; and, where the real parts are
+    numbers that differ, no warning (NumPy's short-circuit never compares
+    the imaginary parts there, so a nan in them signals nothing)."""
+    parts = np.array([0.0, -0.0, 1.0, -1.0, 2.0, np.inf, -np.inf, np.nan])
+    z = np.empty(len(parts) ** 2, dtype=dtype)
+    z.real, z.imag = np.repeat(parts, len(parts)), np.tile(parts, len(parts))
+    a, b = np.repeat(z, len(z)), np.tile(z, len(z))
+    for shift in (0, 1, 3):
+        np.testing.assert_array_equal(titer.elementwise(name, None, a[shift:], b[shift:]),
+                                      getattr(np, name)(a[shift:], b[shift:]))
+    differ = ~np.isnan(a.real) & ~np.isnan(b.real) & (a.real != b.real)
+    assert _warned(lambda: titer.elementwise(name, None, a[differ], b[differ])) == []
+
+
 # -- NaN at loop tails and chunk boundaries ------------------------------------
 
 @pytest.mark.parametrize("name", ["exp", "log", "sin", "sqrt", "floor_divide", "power", "fmax",

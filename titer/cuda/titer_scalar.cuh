@@ -25,7 +25,7 @@
    titer_m1 titer_m2 titer_clamp_int titer_floordiv titer_remainder
    titer_domain_log titer_domain_log2 titer_domain_log10 titer_domain_log1p
    titer_spacing titer_logaddexp titer_logaddexp2 titer_clip_float
-   titer_half_nextafter titer_half_spacing titer_clip_half
+   titer_half_nextafter titer_half_spacing titer_half_sign titer_clip_half
    titer_ifloordiv titer_iremainder titer_ifmod titer_igcd titer_ilcm
    titer_lshift titer_rshift titer_popcount titer_ireciprocal titer_clip_int
    titer_divmod titer_idivmod modf frexp titer_modf titer_frexp titer_ldexp titer_select
@@ -378,6 +378,10 @@ TITER_DEV titer_half titer_half_spacing(titer_half h) {
     if (h_exp > 0x2800u) return (titer_half)(h_exp - 0x2800u);
     if (h_exp > 0x0400u) return (titer_half)(1u << ((h_exp >> 10) - 1));
     return 1;
+}
+TITER_DEV titer_half titer_half_sign(titer_half h) {     /* NumPy's, on the bits */
+    uint16_t a = h & 0x7fffu;
+    return a == 0 ? 0 : a > 0x7c00u ? h : (titer_half)((h & 0x8000u) | 0x3c00u);
 }
 TITER_DEV titer_half titer_clip_half(titer_half x, titer_half lo, titer_half hi) {
     titer_half r = (titer_half_isnan(x) || titer_half_ge(x, lo)) ? x : lo;

@@ -175,12 +175,21 @@ extern int titer_use_fma;
     }                                                                       \
     _q; })
 
-/* Lexicographic complex order; a NaN in either part makes < and <= false. */
+/* Lexicographic complex order; a NaN in either part makes < and <= false.
+ * NumPy's (CLT/CLE) are short-circuit: the real parts' < always runs (and
+ * signals on a NaN), the imaginary parts' < only where the real parts are
+ * equal.  Here every compare runs, on 0/1 results, so the loop vectorizes
+ * (the && form stayed scalar: 0.8x NumPy); the imaginary parts meet as 0
+ * where the real parts differ, so no compare signals where NumPy's does
+ * not run. */
 #define titer_ceq(x, y) ((x).re == (y).re && (x).im == (y).im)
-#define titer_clt(x, y) (((x).re < (y).re && (x).im == (x).im && (y).im == (y).im) \
-                         || ((x).re == (y).re && (x).im < (y).im))
-#define titer_cle(x, y) (((x).re < (y).re && (x).im == (x).im && (y).im == (y).im) \
-                         || ((x).re == (y).re && (x).im <= (y).im))
+#define titer_part_if(c, v) _Generic((v), float: titer_blend_f, default: titer_blend_d)((c), (v), 0)
+#define titer_clex(x, y, OP) ({                                                \
+    int same_re_ = (x).re == (y).re;                                         \
+    (((x).re < (y).re) & ((x).im == (x).im) & ((y).im == (y).im))             \
+        | (same_re_ & (titer_part_if(same_re_, (x).im) OP titer_part_if(same_re_, (y).im))); })
+#define titer_clt(x, y) titer_clex(x, y, <)
+#define titer_cle(x, y) titer_clex(x, y, <=)
 #define titer_cgt(x, y) titer_clt(y, x)
 #define titer_cge(x, y) titer_cle(y, x)
 
@@ -216,7 +225,15 @@ extern int titer_loop_error;
 /* libm's float or double variant, chosen by the argument's type. */
 #define titer_m1(fn, x) _Generic((x), float: fn##f, default: fn)(x)
 #define titer_m2(fn, x, y) _Generic((x), float: fn##f, default: fn)((x), (y))
-#define titer_clamp_int(e) ((int)((e) > INT_MAX ? INT_MAX : (e) < INT_MIN ? INT_MIN : (e)))
+/* an int64 exponent clamped into an int by masks: GCC 12 left the ?: form
+ * scalar in the AVX2 unit, keeping ldexp's int64-exponent loops at 8 ns an
+ * element (0.5x NumPy's scalar libm); an int32 one passes as it is */
+TITER_FAST_INLINE int titer_clamp_int64(int64_t e) {
+    e += ((int64_t)INT_MAX - e) & -(int64_t)(e > INT_MAX);
+    e += ((int64_t)INT_MIN - e) & -(int64_t)(e < INT_MIN);
+    return (int)e;
+}
+#define titer_clamp_int(e) _Generic((e), int64_t: titer_clamp_int64(e), default: (int)(e))
 
 /* NOTE [libm error paths]: glibc's log family takes its error path on a
  * zero, negative or nan argument, ~60 ns a call (100x its usual time), and
@@ -304,19 +321,6 @@ TITER_INLINE T titer_remainder_##S(T a, T b) {                               \
     }                                                                        \
     return mod;                                                              \
 }                                                                            \
-/* npy_spacing: the gap to the next float away from zero (zero counts as +), \
- * stepped on the bits; NumPy's step raises overflow at inf and underflow   \
- * where it lands on a subnormal from a nonzero x (the gap itself is exact). */ \
-TITER_INLINE T titer_spacing_##S(T x) {                                      \
-    if (isinf(x) || isnan(x)) return (T)NAN;                                 \
-    T next;                                                                  \
-    if (x == 0) return titer_next_away_##S((T)0);  /* the smallest subnormal */ \
-    next = titer_next_away_##S(x);                                           \
-    if (isinf(next)) titer_raise_fp(FE_OVERFLOW);                             \
-    if (fabs##F(next) < (sizeof(T) == sizeof(float) ? (T)FLT_MIN : (T)DBL_MIN)) \
-        titer_raise_fp(FE_UNDERFLOW);                                        \
-    return next - x;                                                         \
-}                                                                            \
 TITER_INLINE T titer_logaddexp_##S(T x, T y) {                               \
     if (x == y) return x + (T)M_LN2;    /* same-signed infinities, no flag */ \
     T tmp = x - y;                                                           \
@@ -333,6 +337,31 @@ TITER_INLINE T titer_logaddexp2_##S(T x, T y) {                              \
 }
 TITER_REAL_DEFS(f, float, f)
 TITER_REAL_DEFS(d, double, )
+/* npy_spacing: the gap to the next float away from zero (zero counts as +,
+ * and steps to the smallest subnormal), stepped on the bits; nan for inf,
+ * a nan quieted (invalid where it signals).  NumPy's step raises overflow at inf and underflow where it
+ * lands on a subnormal from a nonzero x; the gap itself is exact.  Written
+ * as selects so the loop vectorizes: the flags come from x * x, computed
+ * only there (a call would keep the loop scalar; a constant operand GCC
+ * folds, dropping the underflow), whose bits the result already has (inf,
+ * or 0 OR-ed in); elsewhere 0 * 0.  Selects by masks: GCC 12 left the
+ * ?: form scalar at AVX2 ("control flow in loop"). */
+#define TITER_SPACING_DEF(S, T, U, TOBITS, FROMBITS, MAX_BITS, MIN_BITS, INF_BITS) \
+TITER_INLINE T titer_spacing_##S(T x) {                                      \
+    U u = TOBITS(x), a = u & (~(U)0 >> 1);                                   \
+    U finite = (U)0 - (U)(a < INF_BITS), is_nan = (U)0 - (U)(a > INF_BITS);  \
+    U from = u & finite & ((U)0 - (U)(a != 0));   /* +0 for zeros, inf, nan */ \
+    T gap = FROMBITS(from + 1) - FROMBITS(from);                             \
+    U flagged = (U)0 - (U)((a == MAX_BITS) | ((a != 0) & (a + 1 < MIN_BITS))); \
+    T flag_operand = FROMBITS(u & flagged), nan_operand = FROMBITS(u & is_nan); \
+    U flag_bits = TOBITS(flag_operand * flag_operand) & INF_BITS;            \
+    U quieted = TOBITS(nan_operand + nan_operand);  /* NumPy's: x, quiet */  \
+    U special = (quieted & is_nan) | (TOBITS((T)NAN) & ~is_nan);             \
+    return FROMBITS(((TOBITS(gap) | flag_bits) & finite) | (special & ~finite)); \
+}
+TITER_SPACING_DEF(f, float, uint32_t, titer_f2bits, titer_bits2f, 0x7f7fffffu, 0x00800000u, 0x7f800000u)
+TITER_SPACING_DEF(d, double, uint64_t, titer_d2bits, titer_bits2d,
+                  0x7fefffffffffffffull, 0x0010000000000000ull, 0x7ff0000000000000ull)
 #define titer_real_pick(fn, x) _Generic((x), float: fn##_f, default: fn##_d)
 #define titer_divmod(a, b, m) titer_real_pick(titer_divmod, a)((a), (b), (m))
 #define titer_floordiv(a, b) titer_real_pick(titer_floordiv, a)((a), (b))
@@ -358,6 +387,13 @@ TITER_INLINE titer_half titer_half_nextafter(titer_half x, titer_half y) {
     int overflows = ((ret & 0x7fffu) == 0x7c00u) & ((x & 0x7c00u) != 0x7c00u);
     float big = titer_bits2f(overflows ? 0x7f7fffffu : 0u);
     return (titer_half)(ret | ((titer_f2bits(big * big) >> 16) & 0x7c00u));
+}
+/* NumPy's float16 sign works on the bits: a nan comes back as it went in
+ * (a signaling one too), zeros of either sign as +0 */
+TITER_INLINE titer_half titer_half_sign(titer_half h) {
+    uint16_t a = h & 0x7fffu;
+    titer_half unit = (titer_half)((h & 0x8000u) | 0x3c00u);
+    return a == 0 ? 0 : a > 0x7c00u ? h : unit;
 }
 TITER_INLINE titer_half titer_half_spacing(titer_half h) {
     uint16_t h_exp = h & 0x7c00u, h_sig = h & 0x03ffu;
