@@ -21,7 +21,7 @@
    titer_cmp_ls_equal titer_cmp_ls_not_equal titer_cmp_ls_less
    titer_cmp_ls_less_equal titer_cmp_ls_greater titer_cmp_ls_greater_equal
    int8_t uint8_t int16_t uint16_t int32_t uint32_t int64_t uint64_t
-   INFINITY NAN isnan isinf isfinite signbit M_PI M_LN2 M_LOG2E
+   INFINITY NAN isnan isinf isfinite signbit titer_signbit M_PI M_LN2 M_LOG2E
    titer_m1 titer_m2 titer_clamp_int titer_floordiv titer_remainder
    titer_domain_log titer_domain_log2 titer_domain_log10 titer_domain_log1p
    titer_spacing titer_logaddexp titer_logaddexp2 titer_clip_float
@@ -340,6 +340,7 @@ template <class T> TITER_DEV T titer_spacing(T x) {
     if (x == 0) return nextafter((T)0, (T)1);
     return nextafter(x, copysign((T)INFINITY, x)) - x;
 }
+template <class T> TITER_DEV bool titer_signbit(T x) { return signbit(x); }
 template <class T> TITER_DEV T titer_logaddexp(T x, T y) {
     if (x == y) return x + (T)M_LN2;
     T tmp = x - y;
