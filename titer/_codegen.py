@@ -169,7 +169,7 @@ def float_fast_twin(op, sig):
 # scalar titer_fast_<name>), run by TITER_VEC_LOOP_D8 in the units whose
 # target has them (TITER_HAVE_VFAST_D: AVX-512) and by the split loop in
 # the others
-_VECTOR_FORMS = {"titer_fast_exp", "titer_fast_exp2"}
+_VECTOR_FORMS = {"titer_fast_exp", "titer_fast_exp2", "titer_fast_expm1"}
 
 
 def split_loop_body(op, sig, ins, outs):

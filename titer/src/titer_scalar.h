@@ -927,59 +927,7 @@ TITER_FAST_INLINE float titer_sincosf_quadrant(float x, uint64_t shift) {   /* s
 TITER_FAST_INLINE float titer_fast_sinf(float x) { return titer_sincosf_quadrant(x, 0); }
 TITER_FAST_INLINE float titer_fast_cosf(float x) { return titer_sincosf_quadrant(x, 1); }
 
-#include "titer_vexp.h"    /* float64 exp: titer_fast_exp */
-
-/* (e^r - 1 - r) / r^2 by the Taylor series to r^13, |r| <= ln2/2 */
-TITER_FAST_INLINE double titer_exp_taylor(double r) {
-    double q = 0x1.6124613a86d09p-33;                           /* 1/13! ... 1/2! */
-    q = titer_poly_fma(q, r, 0x1.1eed8eff8d898p-29);
-    q = titer_poly_fma(q, r, 0x1.ae64567f544e4p-26);
-    q = titer_poly_fma(q, r, 0x1.27e4fb7789f5cp-22);
-    q = titer_poly_fma(q, r, 0x1.71de3a556c734p-19);
-    q = titer_poly_fma(q, r, 0x1.a01a01a01a01ap-16);
-    q = titer_poly_fma(q, r, 0x1.a01a01a01a01ap-13);
-    q = titer_poly_fma(q, r, 0x1.6c16c16c16c17p-10);
-    q = titer_poly_fma(q, r, 0x1.1111111111111p-7);
-    q = titer_poly_fma(q, r, 0x1.5555555555555p-5);
-    q = titer_poly_fma(q, r, 0x1.5555555555555p-3);
-    return titer_poly_fma(q, r, 0.5);
-}
-
-/* float64 expm1 from the exp kernel's pieces, with k = trunc(x / ln2)
- * instead of the nearest integer, so that r = x - k ln2 has x's sign and
- * e^x - 1 = (2^k - 1) + 2^k p (p = e^r - 1 = r + (r^2 q + rlo), 2^k - 1
- * exact for the k in range) adds two numbers of one sign: one product-sum
- * rounds it, nothing cancels.  |r| < ln2, so q runs to r^17.  For
- * |x| < ln2 that is r + r^2 q with r = x.  Within 1 ULP of the correctly
- * rounded result (with and without FMA).  Range: 2^-28 <= |x| < 708
- * (below, glibc's x + tiny). */
-TITER_FAST_INLINE int titer_fast_expm1_ok(double x) {
-    return (titer_d2bits(x) & 0x7fffffffffffffffull) - 0x3e30000000000000ull
-           < 0x4086200000000000ull - 0x3e30000000000000ull;       /* 2^-28 <= |x| < 708 */
-}
-TITER_FAST_INLINE double titer_fast_expm1(double x) {
-    double big = x * 1.44269504088896338700e+00 + 6755399441055744.0;     /* 1.5 * 2^52 */
-    double k = big - 6755399441055744.0;
-    double t = x - k * 6.93147180369123816490e-01;              /* exact */
-    /* k one step toward zero where the nearest one overshot x */
-    int over = (titer_d2bits(t) ^ titer_d2bits(x)) >> 63;
-    double step = titer_blend_d(over, titer_bits2d((titer_d2bits(x) & 0x8000000000000000ull)
-                                                   | 0x3ff0000000000000ull), 0.0);
-    k = k - step;
-    big = big - step;
-    t = x - k * 6.93147180369123816490e-01;
-    double u = k * 1.90821492927058770002e-10;
-    double r = t - u, rlo = (t - r) - u;
-    double h = 0x1.952c77030ad4ap-49;                           /* 1/17! ... 1/14! */
-    h = titer_poly_fma(h, r, 0x1.ae7f3e733b81fp-45);
-    h = titer_poly_fma(h, r, 0x1.ae7f3e733b81fp-41);
-    h = titer_poly_fma(h, r, 0x1.93974a8c07c9dp-37);
-    double r2 = r * r, r4 = r2 * r2;
-    double q = titer_poly_fma(h, r4 * r4 * r4, titer_exp_taylor(r));
-    double p = r + titer_poly_fma(q, r2, rlo);
-    double scale = titer_bits2d((titer_d2bits(big) + 1023) << 52);
-    return titer_poly_fma(scale, p, scale - 1.0);
-}
+#include "titer_vexp.h"    /* float64 exp, exp2, expm1: titer_fast_exp, ... */
 
 /* float64 arcsin, division-free: for a = |x| <= 1/2, a + a z P(z) with
  * z = a^2; above, pi/2 - 2 asin(s) with z = (1 - a)/2 (exact) and
