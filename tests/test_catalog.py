@@ -90,6 +90,18 @@ def test_integer_edges_against_numpy(name, dtype):
     assert sorted({str(w.message) for w in ours}) == sorted({str(w.message) for w in theirs})
 
 
+@pytest.mark.parametrize("name", ["gcd", "lcm"])
+@pytest.mark.parametrize("dtype", ["int8", "uint8"])
+def test_gcd_lcm_of_every_8bit_pair(name, dtype):
+    """8-bit gcd runs a fixed count of Euclid's steps in float lanes
+    (titer_gcd_u8): every pair, NumPy's answer, at three vector offsets."""
+    v = np.arange(256, dtype=np.uint8).view(dtype)
+    a, b = np.repeat(v, 256), np.tile(v, 256)
+    for shift in (0, 1, 5):
+        np.testing.assert_array_equal(titer.elementwise(name, None, a[shift:], b[shift:]),
+                                      getattr(np, name)(a[shift:], b[shift:]))
+
+
 @pytest.mark.parametrize("dtype", INT_DTYPES, ids=str)
 def test_integer_reciprocal_in_vector_loops(dtype):
     """Integer reciprocal runs branch-free: NumPy's values (1, -1, 0, and

@@ -428,6 +428,31 @@ TITER_INLINE titer_half titer_clip_half(titer_half x, titer_half lo, titer_half 
 }
 
 /* ---- integers, per type: NumPy's rules, and no C division can trap ---- */
+/* gcd of two 8-bit magnitudes by Euclid's steps in float, a fixed 12 of
+ * them (the most any pair below 256 needs: 11 for consecutive Fibonacci
+ * numbers, one more when x < y) as selects, so the loop vectorizes where
+ * the while loop with its integer % stayed scalar (0.85x NumPy).  The
+ * quotient truncated from the rounded float division is the exact one:
+ * x / y is at least 1/255 below the next integer, far above float's
+ * 2^-24 relative rounding for quotients below 256; the rest is exact. */
+TITER_FAST_INLINE uint32_t titer_gcd_u8(uint32_t x, uint32_t y) {
+    float fx = (float)x, fy = (float)y;
+    for (int step = 0; step < 12; step++) {
+        uint32_t live = 0u - (uint32_t)(fy != 0.0f);      /* y == 0: x stays */
+        float d = titer_bits2f((titer_f2bits(fy) & live) | (0x3f800000u & ~live));
+        float r = fx - (float)(int32_t)(fx / d) * d;
+        fx = titer_bits2f((titer_f2bits(fy) & live) | (titer_f2bits(fx) & ~live));
+        fy = titer_bits2f(titer_f2bits(r) & live);
+    }
+    return (uint32_t)fx;
+}
+/* lcm the same way: x / gcd is exact in float (an integer below 256), where
+ * the integer division kept the loop scalar -- and with it the twelve
+ * steps above, 5x slower than NumPy's Euclid */
+TITER_FAST_INLINE uint32_t titer_lcm_u8(uint32_t x, uint32_t y) {
+    uint32_t g = titer_gcd_u8(x, y);
+    return (uint32_t)(int32_t)((float)x / (float)(g | (g == 0))) * y;  /* g = 0: x = 0 */
+}
 #define TITER_INT_DEFS(S, T, U, MIN, SIGNED)                                  \
 TITER_INLINE T titer_ifloordiv_##S(T a, T b) {                               \
     if (b == 0) { titer_raise_fp(FE_DIVBYZERO); return 0; }                   \
@@ -469,11 +494,13 @@ TITER_INLINE T titer_ipow_##S(T a, T b) {                                    \
 TITER_INLINE U titer_iabs_##S(T a) { return a < (T)0 ? (U)(0u - (U)a) : (U)a; } \
 TITER_INLINE T titer_igcd_##S(T a, T b) {                                    \
     U x = titer_iabs_##S(a), y = titer_iabs_##S(b);                          \
+    if (sizeof(T) == 1) return (T)titer_gcd_u8(x, y);      /* vectorizes */  \
     while (y) { U t = (U)(x % y); x = y; y = t; }                            \
     return (T)x;                                                             \
 }                                                                            \
 TITER_INLINE T titer_ilcm_##S(T a, T b) {                                    \
     U x = titer_iabs_##S(a), y = titer_iabs_##S(b);                          \
+    if (sizeof(T) == 1) return (T)(U)titer_lcm_u8(x, y);   /* vectorizes */  \
     U g = (U)titer_igcd_##S(a, b);                                           \
     return g == 0 ? 0 : (T)(U)((uint64_t)(x / g) * (uint64_t)y);             \
 }                                                                            \
