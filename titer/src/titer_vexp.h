@@ -103,9 +103,12 @@ TITER_FAST_INLINE int titer_fast_exp2_ok(double x) {
     TITER_EXP16_KERNEL(NAME, BASE, FINISH, double, uint64_t, titer_poly_fma,      \
                        TITER_EXP16_SCALAR_C, titer_d2bits, titer_bits2d,          \
                        TITER_EXP16_SCALAR_PICK, TITER_EXP16_SCALAR_MASK)
-TITER_EXP16_SCALAR(titer_fast_exp, e, TITER_EXP16_POW)
-TITER_EXP16_SCALAR(titer_fast_exp2, 2, TITER_EXP16_POW)
-TITER_EXP16_SCALAR(titer_fast_expm1, e, TITER_EXP16_EXPM1)
+/* the three functions of one form (scalar or 8-lane), named PREFIX exp... */
+#define TITER_EXP16_FAMILY(PREFIX, FORM)                                          \
+    FORM(PREFIX##exp, e, TITER_EXP16_POW)                                         \
+    FORM(PREFIX##exp2, 2, TITER_EXP16_POW)                                        \
+    FORM(PREFIX##expm1, e, TITER_EXP16_EXPM1)
+TITER_EXP16_FAMILY(titer_fast_, TITER_EXP16_SCALAR)
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__AVX512F__)
 #include <immintrin.h>
@@ -129,9 +132,7 @@ typedef double titer_v8d_u __attribute__((vector_size(64), aligned(8)));    /* u
     TITER_EXP16_KERNEL(NAME, BASE, FINISH, titer_v8d, titer_v8u, TITER_V8_FMA,    \
                        TITER_V8_C, TITER_V8_TOBITS, TITER_V8_FROMBITS,            \
                        TITER_EXP16_V8_PICK, TITER_V8_MASK)
-TITER_EXP16_V8(titer_vfast_exp, e, TITER_EXP16_POW)
-TITER_EXP16_V8(titer_vfast_exp2, 2, TITER_EXP16_POW)
-TITER_EXP16_V8(titer_vfast_expm1, e, TITER_EXP16_EXPM1)
+TITER_EXP16_FAMILY(titer_vfast_, TITER_EXP16_V8)
 /* the range tests, on the bits */
 #define titer_vfast_exp_ok(b) ((titer_v8u)TITER_EXP16_OK(b, TITER_EXP16_TOP_e))
 #define titer_vfast_exp2_ok(b) ((titer_v8u)TITER_EXP16_OK(b, TITER_EXP16_TOP_2))
