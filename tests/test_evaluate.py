@@ -2,6 +2,7 @@
 expression computed by composing titer.elementwise calls (bit for bit) and
 by NumPy's ufuncs (the elementwise standard), on seeded random trees."""
 import math
+import os
 import warnings
 
 import numpy as np
@@ -602,3 +603,21 @@ def test_errors_come_in_the_composed_calls_order():
         titer.evaluate("(small + 1000) + (~f)")
     with pytest.raises(TypeError):
         titer.evaluate("(~f) + (i ** i)")
+
+
+def test_evaluate_blocks_take_a_third_of_the_l1_data_cache():
+    """NOTE: [evaluate blocks]: the registers of a block take a third of the
+    L1 data cache (4 KiB steps, at least 8 KiB), the L1 read from sysfs as
+    the C library reports it."""
+    from titer import _core
+    l1 = _core._l1_data_cache_bytes()
+    assert 4096 <= l1 <= 2 ** 20
+    old = _core._set_evaluate_scratch_bytes(0)
+    _core._set_evaluate_scratch_bytes(old)
+    assert old == max(8192, l1 // 3 // 4096 * 4096)
+    try:
+        reported = os.sysconf("SC_LEVEL1_DCACHE_SIZE")
+    except (ValueError, OSError):
+        reported = 0
+    if reported > 0:
+        assert l1 == reported

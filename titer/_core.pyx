@@ -434,9 +434,9 @@ def get_grain_size():
     return _grain_size
 
 
-def _last_level_cache_bytes():
-    """Size of the largest CPU cache (sysfs on Linux), 8 MiB if unknown."""
-    best = 0
+def _cpu_caches():
+    """(level, type, bytes) of cpu0's caches (sysfs on Linux; [] if unknown)."""
+    caches = []
     base = "/sys/devices/system/cpu/cpu0/cache"
     try:
         entries = os.listdir(base)
@@ -444,13 +444,27 @@ def _last_level_cache_bytes():
         entries = []
     for entry in entries:
         try:
-            with open(os.path.join(base, entry, "size")) as f:
-                text = f.read().strip()
+            fields = []
+            for name in ("level", "type", "size"):
+                with open(os.path.join(base, entry, name)) as f:
+                    fields.append(f.read().strip())
+            level, kind, text = fields
             scale = {"K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}.get(text[-1:], 1)
-            best = max(best, int(text.rstrip("KMG")) * scale)
+            caches.append((int(level), kind, int(text.rstrip("KMG")) * scale))
         except (OSError, ValueError):
             continue                    # not a cache index (uevent, power, ...)
-    return best or 8 * 1024 ** 2
+    return caches
+
+
+def _last_level_cache_bytes():
+    """Size of the largest CPU cache, 8 MiB if unknown."""
+    return max([size for _, _, size in _cpu_caches()] or [8 * 1024 ** 2])
+
+
+def _l1_data_cache_bytes():
+    """Size of the first-level data cache, 32 KiB if unknown."""
+    return min([size for level, kind, size in _cpu_caches()
+                if level == 1 and kind in ("Data", "Unified")] or [32 * 1024])
 
 
 def _stream_threshold_bytes():
