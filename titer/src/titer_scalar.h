@@ -814,12 +814,6 @@ TITER_FAST_INLINE float titer_expm1f_poly(float r) {
     return titer_poly_fma(p, r * r, r);
 }
 
-/* e^r * 2^n for |r| <= ln2 / 2 and an integral n with 2^n normal: the body
- * of the exp and exp2 paths */
-TITER_FAST_INLINE float titer_expf_scaled(float r, float n) {
-    return (titer_expm1f_poly(r) + 1.0f) * titer_bits2f((uint32_t)(((int32_t)n + 127) << 23));
-}
-
 /* rint(x * scale) for the float exp reductions, with 2^(rint + bias - 127)
  * in its bits: k = x scale + 1.5 * 2^23 + bias holds rint + bias in its
  * low mantissa bits (k in [2^23, 2^24), whose ulp is 1), so k << 23 is that
@@ -834,10 +828,17 @@ TITER_FAST_INLINE float titer_expf_reduce(float x, float scale, float bias, floa
 TITER_FAST_INLINE int titer_fast_expf_ok(float x) {
     return (titer_f2bits(x) & 0x7fffffffu) < 0x42ae0000u;      /* |x| < 87 */
 }
+/* n and 2^n from one product-sum (titer_expf_reduce), r by two more: 14
+ * operations a vector where the separate rint, product and shift took 19
+ * (0.20 -> 0.15 ns an element in cache on one AVX-512 thread).  Within 1
+ * ULP of the correctly rounded exp on every float32 with |x| < 87, with FMA
+ * and without (tools/fast_f32_ulps.c). */
 TITER_FAST_INLINE float titer_fast_expf(float x) {
-    float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-    float r = x - n * 0.693359375f;                    /* ln 2 in two parts */
-    return titer_expf_scaled(r - n * -2.12194440e-4f, n);
+    float pow2;
+    float n = titer_expf_reduce(x, 1.44269504088896341f, 127.0f, &pow2);
+    float r = titer_poly_fma(n, -0.693359375f, x);     /* ln 2 in two parts */
+    r = titer_poly_fma(n, 2.12194440e-4f, r);
+    return (titer_expm1f_poly(r) + 1.0f) * pow2;
 }
 
 /* log in float: x = 2^e (1 + m), 1 + m in [sqrt(2)/2, sqrt(2)) (Cephes'
@@ -883,8 +884,9 @@ TITER_FAST_INLINE int titer_fast_exp2f_ok(float x) {
     return (titer_f2bits(x) & 0x7fffffffu) < 0x42fc0000u;      /* |x| < 126 */
 }
 TITER_FAST_INLINE float titer_fast_exp2f(float x) {
-    float n = (x + 12582912.0f) - 12582912.0f;                /* rint(x) */
-    return titer_expf_scaled((x - n) * 0.693147180559945309f, n);
+    float pow2;
+    float n = titer_expf_reduce(x, 1.0f, 127.0f, &pow2);      /* rint(x) */
+    return (titer_expm1f_poly((x - n) * 0.693147180559945309f) + 1.0f) * pow2;
 }
 
 /* tanh: Cephes' odd polynomial below |x| = 0.625 (the select compares x^2,
