@@ -272,13 +272,6 @@ TITER_DOMAIN_LOG(titer_domain_log1p, double, log1p, -1, 1, 0)
 TITER_DOMAIN_LOG(titer_domain_log1pf, float, log1pf, -1, 1, 0)
 
 /* ---- real floating point, per type (S: f/d suffix, T: C type, F: libm suffix) ---- */
-/* The float one step further from zero than x (finite, nonzero x). */
-TITER_INLINE float titer_next_away_f(float x) {
-    uint32_t u; memcpy(&u, &x, 4); u++; memcpy(&x, &u, 4); return x;
-}
-TITER_INLINE double titer_next_away_d(double x) {
-    uint64_t u; memcpy(&u, &x, 8); u++; memcpy(&x, &u, 8); return x;
-}
 
 #define TITER_REAL_DEFS(S, T, F)                                              \
 /* npy_divmod: fmod, then Python's sign convention and snapping. */           \
@@ -339,13 +332,13 @@ TITER_REAL_DEFS(f, float, f)
 TITER_REAL_DEFS(d, double, )
 /* npy_spacing: the gap to the next float away from zero (zero counts as +,
  * and steps to the smallest subnormal), stepped on the bits; nan for inf,
- * a nan quieted (invalid where it signals).  NumPy's step raises overflow at inf and underflow where it
- * lands on a subnormal from a nonzero x; the gap itself is exact.  Written
- * as selects so the loop vectorizes: the flags come from x * x, computed
- * only there (a call would keep the loop scalar; a constant operand GCC
- * folds, dropping the underflow), whose bits the result already has (inf,
- * or 0 OR-ed in); elsewhere 0 * 0.  Selects by masks: GCC 12 left the
- * ?: form scalar at AVX2 ("control flow in loop"). */
+ * a nan quieted (invalid where it signals).  NumPy's step raises overflow
+ * at inf and underflow where it lands on a subnormal from a nonzero x; the
+ * gap itself is exact.  Selects by masks, so the loop vectorizes (GCC 12
+ * left the ?: form scalar at AVX2, "control flow in loop"); the flags come
+ * from x * x, computed only there (a call would keep the loop scalar; a
+ * constant operand GCC folds, dropping the underflow), whose bits the
+ * result already has (inf, or 0 OR-ed in); elsewhere 0 * 0. */
 #define TITER_SPACING_DEF(S, T, U, TOBITS, FROMBITS, MAX_BITS, MIN_BITS, INF_BITS) \
 TITER_INLINE T titer_spacing_##S(T x) {                                      \
     U u = TOBITS(x), a = u & (~(U)0 >> 1);                                   \
