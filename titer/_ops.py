@@ -297,7 +297,8 @@ OPS += [
     Op("sign", 1, 1, same(INTS + INEXACT, 1), {
         "sint": "(T)((a > 0) - (a < 0))", "uint": "(T)(a > 0)",
         "float": "(a > 0 ? (T)1 : a < 0 ? (T)-1 : a == 0 ? (T)0 : a)",
-        "half": "titer_half_sign(a)", "complex": "titer_cfn(sign, a)"}, (), "-1, 0 or 1 (complex: a / |a|)"),
+        "half": "titer_half_sign(a)", "complex": "titer_cfn(sign, a)"},
+       (), "-1, 0 or 1 (complex: a / |a|)"),
     Op("conjugate", 1, 1, same(INTS + INEXACT, 1), {
         "real": "a", "half": "a", "complex": "titer_cmake(a.re, -a.im)"}, ("conj",), "conj(a)"),
     Op("fmax", 2, 1, same(NUMERIC), {
