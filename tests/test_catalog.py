@@ -122,6 +122,65 @@ def test_integer_reciprocal_in_vector_loops(dtype):
                                           np.reciprocal(x))
 
 
+@pytest.mark.parametrize("dtype", INT_DTYPES, ids=str)
+def test_integer_reciprocal_fast_path_past_its_blocks(dtype):
+    """Integer reciprocal's split loop (a nonzero a without the division,
+    a zero through the kernel): NumPy's values and warnings with zeros in
+    the second and last blocks, none at all, in place and offset."""
+    n = 5000                                        # past TITER_SPLIT_BLOCK (1024)
+    x = (np.arange(n) % 7 - 3).astype(dtype)        # -3..3, or their wraps
+    x[x == 0] = 1
+    for zeros in ((), (1500,), (1023, 1024, n - 1)):
+        y = x.copy()
+        y[list(zeros)] = 0
+        for start in (0, 3):
+            for mode in ("warn", "raise"):
+                ours = _fp_outcome(lambda: titer.elementwise("reciprocal", None, y[start:]), mode)
+                theirs = _fp_outcome(lambda: np.reciprocal(y[start:]), mode)
+                assert ours == theirs, (zeros, start, mode)
+            with np.errstate(all="ignore"):
+                want = np.reciprocal(y[start:])
+                np.testing.assert_array_equal(titer.elementwise("reciprocal", None, y[start:]),
+                                              want)
+                inplace = y[start:].copy()
+                titer.elementwise("reciprocal", inplace, inplace)
+            np.testing.assert_array_equal(inplace, want)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8"])
+def test_integer_power_of_every_8bit_pair(dtype):
+    """Integer power's fast path (six square-and-multiply steps on masks for
+    exponents 0-63, the kernel for the rest): every 8-bit pair, NumPy's
+    answers, at vector offsets, and with a scalar on either side."""
+    v = np.arange(256, dtype=np.uint8).view(dtype)
+    a, b = np.repeat(v, 256), np.tile(v, 256)
+    if dtype == "int8":
+        b = np.abs(b.astype(np.int16)).clip(0, 127).astype(dtype)    # no negative exponents
+    for shift in (0, 1, 5):
+        np.testing.assert_array_equal(titer.elementwise("power", None, a[shift:], b[shift:]),
+                                      np.power(a[shift:], b[shift:]))
+    for k in (0, 1, 7, 63, 64, 100):
+        e = np.array(k, dtype)
+        np.testing.assert_array_equal(titer.elementwise("power", None, a, e), np.power(a, e))
+        np.testing.assert_array_equal(titer.elementwise("power", None, e, b), np.power(e, b))
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES[2:], ids=str)
+def test_integer_power_fast_path_wide(dtype):
+    """Wider integers: random bases and exponents 0-69 (either side of the
+    fast path's 64), NumPy's answers (wrapped modulo 2^bits), in place."""
+    rng = np.random.default_rng(7)
+    info = np.iinfo(dtype)
+    a = rng.integers(info.min, info.max, 20000, dtype=dtype, endpoint=True)
+    a[::3] = rng.integers(-5, 6, a[::3].size).astype(dtype)
+    b = rng.integers(0, 70, 20000).astype(dtype)
+    want = np.power(a, b)
+    np.testing.assert_array_equal(titer.elementwise("power", None, a, b), want)
+    inplace = b.copy()
+    titer.elementwise("power", inplace, a, inplace)
+    np.testing.assert_array_equal(inplace, want)
+
+
 @pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64"])
 def test_negative_integer_power_is_a_value_error_and_out_untouched(dtype):
     base = np.arange(-3, 5, dtype=dtype)
@@ -141,6 +200,10 @@ def test_negative_integer_power_is_a_value_error_and_out_untouched(dtype):
     big_exp[77777] = -2                              # in the second thread's chunk
     with pytest.raises(ValueError):
         titer.elementwise("power", None, big, big_exp)
+    out = np.zeros(100000, dtype=dtype)
+    with pytest.raises(ValueError):                  # past the fast path's first blocks
+        titer.elementwise("power", out, big, big_exp)
+    assert not out.any()
 
 
 def test_int_min_floor_divide_minus_one_never_crashes():

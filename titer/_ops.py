@@ -166,6 +166,10 @@ _FAST_PATHS["tan"]["d->d"] = "tan"
 _FAST_PATHS.update({name: {"ff->f": name + "f", "dd->d": name} for name in (
     "fmod", "remainder", "floor_divide")})
 _FAST_PATHS["divmod"] = {"ff->ff": "divmodf", "dd->dd": "divmod"}
+# integers: exact; the zeros of reciprocal (NumPy's flags) and the negative
+# or large exponents of power (its error) go to the kernel
+_FAST_PATHS["reciprocal"] = {c + "->" + c: "reciprocal_" + c for c in INTS}
+_FAST_PATHS["power"].update({c + c + "->" + c: "power_" + c for c in INTS})
 
 
 # op -> its libm function, for the loops through glibc's vector math library
@@ -293,7 +297,8 @@ OPS += [
        (), "0 below 0, b at 0, 1 above"),
     Op("reciprocal", 1, 1, same(INTS + INEXACT, 1), {
         "int": "titer_ireciprocal(a)", "float": "(T)1 / a",
-        "complex": "titer_cfn(reciprocal, a)"}, (), "1 / a"),
+        "complex": "titer_cfn(reciprocal, a)"}, (), "1 / a", None, False,
+       _fast("reciprocal")),
     Op("sign", 1, 1, same(INTS + INEXACT, 1), {
         "sint": "(T)((a > 0) - (a < 0))", "uint": "(T)(a > 0)",
         "float": "(a > 0 ? (T)1 : a < 0 ? (T)-1 : a == 0 ? (T)0 : a)",

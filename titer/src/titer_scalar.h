@@ -527,6 +527,28 @@ TITER_INLINE T titer_ireciprocal_##S(T a) {                                  \
     T unit = (T)((T)(a == 1) - (T)(SIGNED && a == (T)-1));                   \
     return nan_at_zero != nan_at_zero ? zero_answer : unit;                  \
 }                                                                            \
+/* The fast paths of reciprocal and power (TITER_SPLIT_LOOP, whose scalar  \
+ * pass takes the rest to the kernels above): 1 / a for a nonzero a, which  \
+ * raises nothing; a ** b for 0 <= b < 64 by six square-and-multiply steps  \
+ * selected on masks, so the loop vectorizes (the products modulo 2^bits,   \
+ * as the kernel's; "+ 0u" keeps narrow lanes out of signed int). */        \
+TITER_FAST_INLINE int titer_fast_reciprocal_##S##_ok(T a) { return a != 0; } \
+TITER_FAST_INLINE T titer_fast_reciprocal_##S(T a) {                         \
+    return (T)((T)(a == 1) - (T)(SIGNED && a == (T)-1));                     \
+}                                                                            \
+TITER_FAST_INLINE int titer_fast_power_##S##_ok(T a, T b) {                  \
+    (void)a;                                                                 \
+    return (U)b < 64u;                                                       \
+}                                                                            \
+TITER_FAST_INLINE T titer_fast_power_##S(T a, T b) {                         \
+    U out = 1, square = (U)a;                                                \
+    for (int k = 0; k < 6; k++) {                                            \
+        U use = (U)((U)0 - (U)(((U)b >> k) & 1u));                           \
+        out = (U)(out * (((square & use) | ((U)1 & (U)~use)) + 0u));         \
+        square = (U)(square * (square + 0u));                                \
+    }                                                                        \
+    return (T)out;                                                           \
+}                                                                            \
 TITER_INLINE T titer_clip_int_##S(T x, T lo, T hi) {                         \
     T r = x > lo ? x : lo;                                                   \
     return r < hi ? r : hi;                                                  \
@@ -689,6 +711,7 @@ TITER_FAST_INLINE int titer_signbit_d(double x) { return (int)(titer_d2bits(x) >
  * and blends on a 0/1 condition: the branch-free forms GCC if-converts and
  * vectorizes where `c ? x : y` on floats would stay scalar. */
 #define TITER_PICK_BITS(m, x, y) (((x) & (m)) | ((y) & ~(m)))      /* any unsigned width */
+#define titer_same_bits(x) (x)    /* the integer split loops' bit casts */
 TITER_FAST_INLINE uint32_t titer_pick_f(uint32_t m, uint32_t x, uint32_t y) { return TITER_PICK_BITS(m, x, y); }
 TITER_FAST_INLINE uint64_t titer_pick_d(uint64_t m, uint64_t x, uint64_t y) { return TITER_PICK_BITS(m, x, y); }
 TITER_FAST_INLINE float titer_blend_f(int use_x, float x, float y) {
