@@ -122,6 +122,29 @@ def test_integer_reciprocal_in_vector_loops(dtype):
                                           np.reciprocal(x))
 
 
+@pytest.mark.parametrize("name", ["gcd", "lcm"])
+@pytest.mark.parametrize("dtype", INT_DTYPES[2:], ids=str)
+def test_gcd_lcm_of_small_and_large_wide_integers(name, dtype):
+    """16- to 64-bit gcd and lcm run the float Euclid where both magnitudes
+    are below 256 and the kernel's elsewhere: every pair of -300..300 (both
+    sides of 256, the signs), random pairs of the whole range with the
+    minimum among them, and a scalar on either side; NumPy's answers."""
+    info = np.iinfo(dtype)
+    v = np.arange(max(info.min, -300), 301).astype(dtype)
+    a, b = np.repeat(v, v.size), np.tile(v, v.size)
+    with np.errstate(all="ignore"):
+        minus12 = np.array([-12]).astype(dtype)[0]         # wraps where unsigned
+        for x, y in ((a, b), (a[3:], b[3:]), (a, dtype.type(255)), (minus12, b)):
+            np.testing.assert_array_equal(titer.elementwise(name, None, x, y),
+                                          getattr(np, name)(x, y))
+        rng = np.random.default_rng(11)
+        x = rng.integers(info.min, info.max, 50000, dtype=dtype, endpoint=True)
+        y = rng.integers(-255 if info.min else 0, 256, 50000).astype(dtype)
+        x[::5] = rng.integers(0, 256, x[::5].size).astype(dtype)
+        x[7] = info.min
+        np.testing.assert_array_equal(titer.elementwise(name, None, x, y), getattr(np, name)(x, y))
+
+
 @pytest.mark.parametrize("dtype", INT_DTYPES, ids=str)
 def test_integer_reciprocal_fast_path_past_its_blocks(dtype):
     """Integer reciprocal's split loop (a nonzero a without the division,

@@ -170,6 +170,9 @@ _FAST_PATHS["divmod"] = {"ff->ff": "divmodf", "dd->dd": "divmod"}
 # or large exponents of power (its error) go to the kernel
 _FAST_PATHS["reciprocal"] = {c + "->" + c: "reciprocal_" + c for c in INTS}
 _FAST_PATHS["power"].update({c + c + "->" + c: "power_" + c for c in INTS})
+# (8-bit gcd and lcm vectorize whole: titer_gcd_u8)
+_FAST_PATHS.update({name: {c + c + "->" + c: name + "_" + c for c in INTS[2:]}
+                    for name in ("gcd", "lcm")})
 
 
 # op -> its libm function, for the loops through glibc's vector math library
@@ -338,8 +341,10 @@ OPS += [
     Op("ldexp", 2, 1, [c + e + "->" + c for c in FLOATING for e in "il"], {
         "float": "titer_ldexp(a, titer_clamp_int(b))"}, (), "a * 2**b"),
     # -- integers and bits --
-    Op("gcd", 2, 1, same(INTS), {"int": "titer_igcd(a, b)"}, (), "greatest common divisor", 0),
-    Op("lcm", 2, 1, same(INTS), {"int": "titer_ilcm(a, b)"}, (), "least common multiple"),
+    Op("gcd", 2, 1, same(INTS), {"int": "titer_igcd(a, b)"}, (), "greatest common divisor", 0,
+       False, _fast("gcd")),
+    Op("lcm", 2, 1, same(INTS), {"int": "titer_ilcm(a, b)"}, (), "least common multiple",
+       None, False, _fast("lcm")),
     Op("bitwise_and", 2, 1, same(BOOL + INTS), {"bool": "a & b", "int": "(T)(a & b)"},
        (), "a & b", -1),
     Op("bitwise_or", 2, 1, same(BOOL + INTS), {"bool": "a | b", "int": "(T)(a | b)"},

@@ -549,6 +549,19 @@ TITER_FAST_INLINE T titer_fast_power_##S(T a, T b) {                         \
     }                                                                        \
     return (T)out;                                                           \
 }                                                                            \
+/* gcd and lcm where both magnitudes are below 256 (small integers, the   \
+ * usual operands): the 8-bit types' float Euclid, in these lanes; larger  \
+ * ones take the kernels' Euclid. */                                        \
+TITER_FAST_INLINE int titer_fast_gcd_##S##_ok(T a, T b) {                    \
+    return (titer_iabs_##S(a) | titer_iabs_##S(b)) < 256u;                   \
+}                                                                            \
+TITER_FAST_INLINE T titer_fast_gcd_##S(T a, T b) {                           \
+    return (T)titer_gcd_u8((uint32_t)titer_iabs_##S(a), (uint32_t)titer_iabs_##S(b)); \
+}                                                                            \
+TITER_FAST_INLINE int titer_fast_lcm_##S##_ok(T a, T b) { return titer_fast_gcd_##S##_ok(a, b); } \
+TITER_FAST_INLINE T titer_fast_lcm_##S(T a, T b) {                           \
+    return (T)(U)titer_lcm_u8((uint32_t)titer_iabs_##S(a), (uint32_t)titer_iabs_##S(b)); \
+}                                                                            \
 TITER_INLINE T titer_clip_int_##S(T x, T lo, T hi) {                         \
     T r = x > lo ? x : lo;                                                   \
     return r < hi ? r : hi;                                                  \
