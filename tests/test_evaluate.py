@@ -2,7 +2,8 @@
 expression computed by composing titer.elementwise calls (bit for bit) and
 by NumPy's ufuncs (the elementwise standard), on seeded random trees."""
 import math
-import os
+import shutil
+import subprocess
 import warnings
 
 import numpy as np
@@ -510,7 +511,7 @@ def test_reductions_match_composed(kind, op, dtype, axis):
 
 def test_full_float_sum_follows_pairwise_tree(monkeypatch):
     from titer import _evaluate
-    monkeypatch.setattr(_evaluate, "_FULL_SUM_CHUNK", 1000)     # many chunks
+    monkeypatch.setattr(_evaluate, "_FULL_SUM_CHUNK_BYTES", 4000)   # many chunks (1000 float32)
     rng = np.random.default_rng(11)
     for n in [5, 999, 1000, 1001, 12345, 77777]:
         a = rng.standard_normal(n).astype(np.float32) * 1000
@@ -578,7 +579,7 @@ def test_warnings_point_at_the_callers_line():
 
 def test_full_reductions_in_chunks_and_out_dtypes(monkeypatch):
     from titer import _evaluate
-    monkeypatch.setattr(_evaluate, "_FULL_SUM_CHUNK", 777)
+    monkeypatch.setattr(_evaluate, "_FULL_SUM_CHUNK_BYTES", 777 * 4)  # 777 float32, 388 float64
     rng = np.random.default_rng(4)
     a = (rng.random(10000) + 0.5).astype(np.float32)
     b = rng.integers(-5, 5, 10000).astype(np.int8)
@@ -605,6 +606,15 @@ def test_errors_come_in_the_composed_calls_order():
         titer.evaluate("(~f) + (i ** i)")
 
 
+def _getconf(name):
+    """What the C library reports for a cache (getconf; Python's os.sysconf
+    has no cache names), 0 where it does not."""
+    getconf = shutil.which("getconf")
+    text = subprocess.run([getconf, name], capture_output=True,
+                          text=True).stdout.strip() if getconf else ""
+    return int(text) if text.isdigit() else 0
+
+
 def test_evaluate_blocks_take_a_third_of_the_l1_data_cache():
     """NOTE: [evaluate blocks]: the registers of a block take a third of the
     L1 data cache (4 KiB steps, at least 8 KiB), the L1 read from sysfs as
@@ -615,9 +625,19 @@ def test_evaluate_blocks_take_a_third_of_the_l1_data_cache():
     old = _core._set_evaluate_scratch_bytes(0)
     _core._set_evaluate_scratch_bytes(old)
     assert old == max(8192, l1 // 3 // 4096 * 4096)
-    try:
-        reported = os.sysconf("SC_LEVEL1_DCACHE_SIZE")
-    except (ValueError, OSError):
-        reported = 0
+    reported = _getconf("LEVEL1_DCACHE_SIZE")
     if reported > 0:
         assert l1 == reported
+
+
+def test_full_reductions_compute_chunks_of_a_quarter_of_the_l2_cache():
+    """NOTE: [reduction chunks]: the chunk buffer of a reduction over
+    everything is a quarter of the L2 cache (at least 64 KiB), the L2 read
+    from sysfs as the C library reports it."""
+    from titer import _core, _evaluate
+    l2 = _core._l2_cache_bytes()
+    assert 64 * 1024 <= l2 <= 2 ** 30
+    assert _evaluate._FULL_SUM_CHUNK_BYTES == max(64 * 1024, l2 // 4)
+    reported = _getconf("LEVEL2_CACHE_SIZE")
+    if reported > 0:
+        assert l2 == reported

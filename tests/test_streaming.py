@@ -36,6 +36,22 @@ def test_streamed_in_place(stream_everything):
     assert_same(a, expected)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_evaluate_streams_on_any_thread_count(stream_everything, threads):
+    """NOTE: [evaluate streams]: a program's output is streamed on one
+    thread too; the bits are the composed calls', unaligned, in place."""
+    for n in (17, 4099, 100_003):
+        a = value_grid(np.float64, (n,), seed=4)
+        b = value_grid(np.float32, (n,), seed=5)
+        with np.errstate(all="ignore"), titer.num_threads(threads):
+            want = titer.elementwise("add", None, titer.elementwise("multiply", None, a, 2.0), b)
+            out = np.zeros(n + 1)[1:]
+            titer.evaluate("a * 2.0 + b", out=out)
+            assert_same(out, want)
+            titer.evaluate("a * 2.0 + b", out=a)
+        assert_same(a, want)
+
+
 def test_streaming_threshold_is_the_cache_share_of_the_usable_cores(monkeypatch):
     """NOTE: [cache share]: half the last-level cache, but no more than
     8 MiB per usable core (a VM sees its host's whole L3)."""

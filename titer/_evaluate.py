@@ -36,7 +36,13 @@ _PARSED = {}                # expression -> (tree, names, names used as ** expon
 _PROGRAMS = {}              # cache key -> (Program, EvalProgram), or (why not, None)
 _CACHE_LIMIT = 512
 _PYTHON_NUMBERS = (bool, int, float, complex)
-_FULL_SUM_CHUNK = 1 << 18   # elements materialized per chunk of a reduction over everything
+# NOTE: [reduction chunks] A reduction over everything computes its
+# expression a chunk at a time into one buffer that the reduction then reads:
+# a quarter of the L2 cache, so the buffer is still there while the leaves
+# stream past it.  Measured on 2^24 float64 `sum(a*b)` (2 MiB L2, one
+# thread): 512 KiB chunks 23.7 ms, 2 MiB 30.0 ms (float32 11.5 against 13.3
+# at 1 MiB); two threads 16.4 against 17.4.
+_FULL_SUM_CHUNK_BYTES = max(64 * 1024, _core._l2_cache_bytes() // 4)
 _SLAB_ELEMENTS = 1 << 20    # elements materialized per slab of an axis reduction
 
 
@@ -441,7 +447,8 @@ def _reduce_all(tree, compiled, program, leaves, consts, shape, axes, out):
     run = _core.EvalPass(compiled, None, leaves, consts, True)
     numel = run.numel
     dt = program.result_dtype
-    buffer = np.empty(min(numel, _FULL_SUM_CHUNK), dt)
+    per_chunk = max(_FULL_SUM_CHUNK_BYTES // dt.itemsize, 1)
+    buffer = np.empty(min(numel, per_chunk), dt)
 
     def chunk(begin, end):
         view = buffer[:end - begin]
@@ -449,11 +456,11 @@ def _reduce_all(tree, compiled, program, leaves, consts, shape, axes, out):
         return view
 
     if tree.op == "add" and dt.kind == "f":
-        total = _pairwise(chunk, 0, numel)
+        total = _pairwise(chunk, 0, numel, per_chunk)
     else:
         total = None
-        for begin in range(0, numel, _FULL_SUM_CHUNK):
-            part = chunk(begin, min(begin + _FULL_SUM_CHUNK, numel))
+        for begin in range(0, numel, per_chunk):
+            part = chunk(begin, min(begin + per_chunk, numel))
             if total is None:
                 total = _core.reduce(tree.op, part)
             elif dt.kind in "fc" and tree.op == "multiply":
@@ -468,17 +475,17 @@ def _reduce_all(tree, compiled, program, leaves, consts, shape, axes, out):
     return result.reshape(keep)[()] if keep == () else result.reshape(keep)
 
 
-def _pairwise(chunk, begin, n):
+def _pairwise(chunk, begin, n, per_chunk):
     """NumPy's pairwise sum of n elements from `begin` (its recursion
     halves n at a multiple of 8 until a piece is at most 128 elements); a
-    piece of at most _FULL_SUM_CHUNK is summed by titer.sum, which follows
-    the same tree."""
-    if n <= _FULL_SUM_CHUNK:
+    piece of at most per_chunk elements is summed by titer.sum, which
+    follows the same tree."""
+    if n <= per_chunk:
         return _core.reduce("add", chunk(begin, begin + n))
     half = n // 2
     half -= half % 8
-    left = _pairwise(chunk, begin, half)
-    right = _pairwise(chunk, begin + half, n - half)
+    left = _pairwise(chunk, begin, half, per_chunk)
+    right = _pairwise(chunk, begin + half, n - half, per_chunk)
     return _core.elementwise("add", None, left, right)
 
 
