@@ -122,6 +122,37 @@ def test_integer_reciprocal_in_vector_loops(dtype):
                                           np.reciprocal(x))
 
 
+@pytest.mark.parametrize("name, quiet, loud", [
+    ("exp", np.inf, 100.0), ("exp", np.nan, -200.0), ("log", np.inf, 0.0),
+    ("log", np.nan, -1.0), ("tanh", np.inf, -np.inf), ("sin", -np.inf, np.inf)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_split_loop_blocks_out_of_range_keep_numpys_flags(name, quiet, loud, dtype):
+    """NOTE [one-pass split loops]: a block with an element out of the fast
+    path's range is computed once by the fast path, then redone; the flags
+    of that first pass are dropped.  An out-of-range value NumPy computes
+    quietly (`quiet`) raises nothing wherever it sits; one that raises
+    (`loud`) raises NumPy's flag, kept past later redone blocks (tanh
+    raises none: both are quiet); values, in place and out of place,
+    NumPy's (within the op's ULP bound)."""
+    n = 9000                                         # several 1024-element blocks
+    x = np.linspace(0.5, 2.0, n).astype(dtype)
+    for layout in ([(1500, quiet)], [(1024, loud), (5000, quiet), (8999, quiet)],
+                   [(0, quiet), (3000, loud)]):
+        y = x.copy()
+        for at, value in layout:
+            y[at] = value
+        for mode in ("warn", "raise"):
+            ours = _fp_outcome(lambda: titer.elementwise(name, None, y), mode)
+            theirs = _fp_outcome(lambda: getattr(np, name)(y), mode)
+            assert ours == theirs, (layout, mode, ours, theirs)
+        with np.errstate(all="ignore"):
+            want = getattr(np, name)(y)
+            same_as_numpy(name, titer.elementwise(name, None, y), want, layout)
+            inplace = y.copy()
+            titer.elementwise(name, inplace, inplace)
+        same_as_numpy(name, inplace, want, layout)
+
+
 @pytest.mark.parametrize("name", ["gcd", "lcm"])
 @pytest.mark.parametrize("dtype", INT_DTYPES[2:], ids=str)
 def test_gcd_lcm_of_small_and_large_wide_integers(name, dtype):

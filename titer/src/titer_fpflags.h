@@ -42,6 +42,17 @@ static inline int titer_take_fp_flags(int mask) {
 #endif
 }
 
+/* the exception flags become exactly `flags` (what titer_fp_flags read) */
+static inline void titer_set_fp_flags(unsigned int flags) {
+#if TITER_MXCSR
+    __builtin_ia32_ldmxcsr((__builtin_ia32_stmxcsr() & ~(unsigned int)FE_ALL_EXCEPT)
+                           | (flags & (unsigned int)FE_ALL_EXCEPT));
+#else
+    feclearexcept(FE_ALL_EXCEPT);
+    feraiseexcept((int)flags);
+#endif
+}
+
 /* NOTE [raising flags]: titer's scalar code raises FP flags in MXCSR on
  * x86, the status the loops' own arithmetic sets and an evaluate program
  * takes after each step.  glibc's feraiseexcept raises overflow,

@@ -224,6 +224,22 @@ static inline void titer_masked_run(titer_loop1d fn, int nt, char **data,
         titer_drop_own_invalid(flags_before_);                              \
     }
 #define TITER_SPLIT_BLOCK 1024
+/* NOTE [one-pass split loops] Where the output is apart from the input,
+ * the unary split loop computes FAST on every element of a block as it
+ * tests the range, with no pass of its own for the test: a block all in
+ * range (the common case) is then done, one read of the input.  A block
+ * with an element out of range had FAST run on it, whose flags mean
+ * nothing: the flags go back to what they were before the block (FAST
+ * raises nothing in range, so that is exact) and the block is redone from
+ * its input, masked, then KERNEL.  In place, the first pass would have
+ * overwritten that input: the range test then runs as a pass of its own.
+ * Measured (2^20 float32 elements, one thread, a Sapphire Rapids VM,
+ * interleaved runs): tanh 0.385 -> 0.339 ns an element, log 0.316 ->
+ * 0.276, exp 0.263 -> 0.255; in cache 2-4%. */
+static inline int titer_apart(const void *a, const void *b, int64_t nbytes) {
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return x + (uintptr_t)nbytes <= y || y + (uintptr_t)nbytes <= x;
+}
 #include "titer_veclib.h"   /* the vector-libm loops (after the block size) */
 #define TITER_SPLIT_LOOP(T, UI, TOBITS, FROMBITS, KERNEL, OK, FAST)         \
     char *o = data[0], *x = data[1];                                        \
@@ -231,16 +247,28 @@ static inline void titer_masked_run(titer_loop1d fn, int nt, char **data,
     if (so == (int64_t)sizeof(T) && sx == (int64_t)sizeof(T)) {             \
         T *po = (T *)o; const T *px = (const T *)x;                        \
         UI keep[TITER_SPLIT_BLOCK];        /* all ones where FAST is used */ \
+        const int apart = titer_apart(po, px, n * (int64_t)sizeof(T));     \
+        unsigned int flags_so_far = apart ? titer_fp_flags() : 0u;          \
         for (int64_t start = 0; start < n; start += TITER_SPLIT_BLOCK) {    \
             int64_t m = n - start < TITER_SPLIT_BLOCK ? n - start : TITER_SPLIT_BLOCK; \
             T *bo = po + start; const T *bx = px + start;                   \
             UI in_range = ~(UI)0;                                           \
-            TITER_IVDEP for (int64_t i = 0; i < m; i++)                     \
-                in_range &= (UI)0 - (UI)OK(bx[i]);                          \
-            if (in_range) {                                                 \
-                TITER_IVDEP for (int64_t i = 0; i < m; i++)                 \
+            if (apart) {                   /* NOTE [one-pass split loops] */ \
+                TITER_IVDEP for (int64_t i = 0; i < m; i++) {               \
+                    in_range &= (UI)0 - (UI)OK(bx[i]);                      \
                     bo[i] = FAST(bx[i]);                                    \
-                continue;                                                   \
+                }                                                           \
+                if (in_range)                                               \
+                    continue;                                               \
+                titer_set_fp_flags(flags_so_far);                           \
+            } else {                                                        \
+                TITER_IVDEP for (int64_t i = 0; i < m; i++)                 \
+                    in_range &= (UI)0 - (UI)OK(bx[i]);                      \
+                if (in_range) {                                             \
+                    TITER_IVDEP for (int64_t i = 0; i < m; i++)             \
+                        bo[i] = FAST(bx[i]);                                \
+                    continue;                                               \
+                }                                                           \
             }                                                               \
             UI all_kept = ~(UI)0;                                           \
             /* bit masks, not ?:, so GCC if-converts and vectorizes */      \
@@ -257,6 +285,8 @@ static inline void titer_masked_run(titer_loop1d fn, int nt, char **data,
             if (!all_kept)                                                  \
                 for (int64_t i = 0; i < m; i++)                             \
                     if (!keep[i]) bo[i] = KERNEL(bo[i]);                    \
+            if (apart)                                                      \
+                flags_so_far = titer_fp_flags();                            \
         }                                                                   \
     } else {                                                                \
         for (int64_t i = 0; i < n; i++)                                     \
