@@ -149,6 +149,22 @@ def test_float_to_integer_casts_at_every_output_offset(src_char):
                     src_char, dst_char, offset))
 
 
+@pytest.mark.parametrize("dst_char", list("bBhHiIlL"))
+def test_every_float16_to_every_integer(dst_char):
+    """Every float16 bit pattern (NaN payloads, infinities, subnormals,
+    negatives) cast to each integer type, contiguous and strided: NumPy's
+    values and its warning (to int64 / uint32 / uint64 a 32-bit conversion
+    with NaN / inf set by masks: titer/_codegen.py cast_expr)."""
+    src = np.arange(2 ** 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    for x in (src, src[::3]):
+        want = np.zeros(x.size, dst_char)
+        got = np.zeros(x.size, dst_char)
+        want_w = run_recording(lambda: np.copyto(want, x, casting="unsafe"))
+        got_w = run_recording(lambda: titer.copy(got, x, casting="unsafe"))
+        np.testing.assert_array_equal(got, want, err_msg=dst_char)
+        assert got_w == want_w, dst_char
+
+
 def test_early_exit_and_overlap():
     a = np.arange(10.0)
     assert titer.copy(a, a) is a
