@@ -165,6 +165,30 @@ def test_every_float16_to_every_integer(dst_char):
         assert got_w == want_w, dst_char
 
 
+@pytest.mark.parametrize("src_char", ["l", "L"])
+def test_int64_to_double_half_complex_round_as_numpy(src_char):
+    """int64 / uint64 to float64, float16 and complex128 without AVX-512's
+    64-bit conversion: two exact 32-bit halves and one rounding
+    (titer_i64_to_d); NumPy's bits for random values of the whole range,
+    the ends, and values next to 2^53 multiples where the rounding ties,
+    contiguous and strided, at every level."""
+    info = np.iinfo(src_char)
+    rng = np.random.default_rng(8)
+    x = rng.integers(info.min, info.max, 20000, dtype=src_char, endpoint=True)
+    near = [p + d for p in [2 ** k for k in range(50, 64)] for d in range(-4, 5)]
+    near += [-v for v in near] + [info.min, info.max, 0, 1, -1, 2 ** 32 - 1, 2 ** 32, -2 ** 31]
+    x = np.concatenate([x, np.array([v for v in near if info.min <= v <= info.max], src_char)])
+    for dst_char in "edD":
+        for src in (x, x[::3]):
+            want = np.zeros(src.size, dst_char)
+            got = np.zeros(src.size, dst_char)
+            with np.errstate(all="ignore"):
+                np.copyto(want, src, casting="unsafe")
+                titer.copy(got, src, casting="unsafe")
+            np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8),
+                                          err_msg="%s->%s" % (src_char, dst_char))
+
+
 def test_early_exit_and_overlap():
     a = np.arange(10.0)
     assert titer.copy(a, a) is a

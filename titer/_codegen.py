@@ -267,6 +267,8 @@ def cast_expr(src, dst):
         real = "titer_h2f(v)"
     elif src in "FD":
         real = "v.re"
+    elif src in "lL" and dst in "edD":      # (to float: one rounding, not through double)
+        real = "titer_%s64_to_d(v)" % ("i" if src == "l" else "u")
     else:
         real = "v"
     if dst == "e":

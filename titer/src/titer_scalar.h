@@ -99,6 +99,29 @@ TITER_TO_HALF(titer_d2h, double, uint64_t, titer_d2bits, titer_bits2d, 42, 1023,
               0x3f10000000000000ull, 0x40effe0000000000ull, 0x7ff0000000000000ull,
               0x1p-1050, 0x1p1009)
 
+/* int64 / uint64 to double as the conversion instruction rounds (to
+ * nearest), for loops on targets without a vector 64-bit conversion (AVX2,
+ * the baseline; cvtsi2sd keeps them scalar): the two 32-bit halves are
+ * exact doubles (on the bits of 2^52 + h), the high one times 2^32 stays
+ * exact, and their sum rounds once.  AVX-512 DQ converts in one
+ * instruction. */
+#if defined(__AVX512DQ__)
+#define titer_i64_to_d(v) ((double)(int64_t)(v))
+#define titer_u64_to_d(v) ((double)(uint64_t)(v))
+#else
+TITER_FAST_INLINE double titer_u64_to_d(uint64_t v) {
+    double hi = titer_bits2d(0x4330000000000000ull | (v >> 32)) - 0x1p52;
+    double lo = titer_bits2d(0x4330000000000000ull | (v & 0xffffffffull)) - 0x1p52;
+    return hi * 0x1p32 + lo;
+}
+TITER_FAST_INLINE double titer_i64_to_d(int64_t v) {         /* high half + 2^31 */
+    double hi = titer_bits2d(0x4330000000000000ull | (((uint64_t)v >> 32) ^ 0x80000000ull))
+                - (0x1p52 + 0x1p31);
+    double lo = titer_bits2d(0x4330000000000000ull | ((uint64_t)v & 0xffffffffull)) - 0x1p52;
+    return hi * 0x1p32 + lo;
+}
+#endif
+
 /* on the bits, and `|` / `&` rather than `||` / `&&` in the helpers and the
  * op table's float16 max/min: no branch, so their loops vectorize */
 TITER_FAST_INLINE int titer_half_isnan(titer_half h) {
