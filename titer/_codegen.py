@@ -134,9 +134,10 @@ _LOOP_SHAPES = {(1, 1): "TITER_UNARY_LOOP", (2, 1): "TITER_BINARY_LOOP",
 # and (binary loops) the bits of 1.0, what out-of-range pairs become
 _SPLIT_BITS = {"f": ("float, uint32_t, titer_f2bits, titer_bits2f", "0x3f800000u"),
                "d": ("double, uint64_t, titer_d2bits, titer_bits2d", "0x3ff0000000000000ull")}
-# (the integer fast paths: reciprocal, power, gcd, lcm)
-_SPLIT_BITS.update({c: ("%s, uint%d_t, titer_same_bits, titer_same_bits" % (ops.C_TYPE[c], bits),
-                        "1") for c, bits in zip("bBhHiIlL", (8, 8, 16, 16, 32, 32, 64, 64))})
+# (the integer fast paths: reciprocal, power, gcd, lcm; the unsigned twin
+# of a type is its upper-case character)
+_SPLIT_BITS.update({c: ("%s, %s, titer_same_bits, titer_same_bits"
+                        % (ops.C_TYPE[c], ops.C_TYPE[c.upper()]), "1") for c in ops.INTS})
 
 
 # expressions that fuse a multiply-add as NumPy's loops do (titer_muladd):

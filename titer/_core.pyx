@@ -1,6 +1,7 @@
 # titer's core: the iterator (build steps of seed 000/001/003), its nogil
 # execution (for_each / DimCounter / loop2d) and the elementwise entry point.
 # The module is split into .pxi files by job; they share one C namespace.
+import functools
 import os
 import warnings
 
@@ -434,8 +435,10 @@ def get_grain_size():
     return _grain_size
 
 
+@functools.lru_cache(maxsize=None)
 def _cpu_caches():
-    """(level, type, bytes) of cpu0's caches (sysfs on Linux; [] if unknown)."""
+    """(level, type, bytes) of cpu0's caches (sysfs on Linux; () if unknown),
+    read once: the import asks for three sizes."""
     caches = []
     base = "/sys/devices/system/cpu/cpu0/cache"
     try:
@@ -453,7 +456,7 @@ def _cpu_caches():
             caches.append((int(level), kind, int(text.rstrip("KMG")) * scale))
         except (OSError, ValueError):
             continue                    # not a cache index (uevent, power, ...)
-    return caches
+    return tuple(caches)
 
 
 def _last_level_cache_bytes():

@@ -538,6 +538,12 @@ TITER_INLINE uint8_t titer_popcount_##S(T a) {                               \
     x = (U)((x + (x >> 4)) & (U)0x0f0f0f0f0f0f0f0full);                      \
     return (uint8_t)((U)(x * (U)0x0101010101010101ull) >> (sizeof(U) * 8 - 8)); \
 }                                                                            \
+/* reciprocal's fast path (TITER_SPLIT_LOOP; a zero goes to the kernel    \
+ * below): 1 / a for a nonzero a, which raises nothing */                 \
+TITER_FAST_INLINE int titer_fast_reciprocal_##S##_ok(T a) { return a != 0; } \
+TITER_FAST_INLINE T titer_fast_reciprocal_##S(T a) {                         \
+    return (T)((T)(a == 1) - (T)(SIGNED && a == (T)-1));                     \
+}                                                                            \
 /* 1.0 / a stored as T, as NumPy computes it: 1 for 1, -1 for -1, 0 for the \
  * rest, and for 0 x86's conversion of inf (the integer indefinite, 0 below  \
  * 32 bits) with NumPy's divide and invalid flags.  Branch-free so the loop \
@@ -547,18 +553,12 @@ TITER_INLINE T titer_ireciprocal_##S(T a) {                                  \
     double q = 1.0 / (double)a;                                              \
     double nan_at_zero = q - q;                                              \
     T zero_answer = (SIGNED && sizeof(T) >= 4) ? (T)(MIN) : 0;              \
-    T unit = (T)((T)(a == 1) - (T)(SIGNED && a == (T)-1));                   \
-    return nan_at_zero != nan_at_zero ? zero_answer : unit;                  \
+    return nan_at_zero != nan_at_zero ? zero_answer : titer_fast_reciprocal_##S(a); \
 }                                                                            \
-/* The fast paths of reciprocal and power (TITER_SPLIT_LOOP, whose scalar  \
- * pass takes the rest to the kernels above): 1 / a for a nonzero a, which  \
- * raises nothing; a ** b for 0 <= b < 64 by six square-and-multiply steps  \
- * selected on masks, so the loop vectorizes (the products modulo 2^bits,   \
- * as the kernel's; "+ 0u" keeps narrow lanes out of signed int). */        \
-TITER_FAST_INLINE int titer_fast_reciprocal_##S##_ok(T a) { return a != 0; } \
-TITER_FAST_INLINE T titer_fast_reciprocal_##S(T a) {                         \
-    return (T)((T)(a == 1) - (T)(SIGNED && a == (T)-1));                     \
-}                                                                            \
+/* The fast path of power (TITER_SPLIT_LOOP, whose scalar pass takes the  \
+ * rest to titer_ipow): a ** b for 0 <= b < 64 by six square-and-multiply   \
+ * steps selected on masks, so the loop vectorizes (the products modulo     \
+ * 2^bits, as the kernel's; "+ 0u" keeps narrow lanes out of signed int). */ \
 TITER_FAST_INLINE int titer_fast_power_##S##_ok(T a, T b) {                  \
     (void)a;                                                                 \
     return (U)b < 64u;                                                       \
