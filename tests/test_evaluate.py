@@ -509,15 +509,90 @@ def test_reductions_match_composed(kind, op, dtype, axis):
     assert_same(got[0], want[0])
 
 
-def test_full_float_sum_follows_pairwise_tree(monkeypatch):
-    from titer import _evaluate
-    monkeypatch.setattr(_evaluate, "_FULL_SUM_CHUNK_BYTES", 4000)   # many chunks (1000 float32)
+@pytest.fixture
+def small_leaves():
+    """NOTE: [fused reduction] with leaves of 1000 bytes (at least 128
+    elements): many leaves, across rows and threads."""
+    from titer import _core
+    old = _core._set_evaluate_reduce_piece_bytes(1000)
+    yield
+    _core._set_evaluate_reduce_piece_bytes(old)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_full_float_sum_follows_pairwise_tree(small_leaves, threads):
     rng = np.random.default_rng(11)
-    for n in [5, 999, 1000, 1001, 12345, 77777]:
-        a = rng.standard_normal(n).astype(np.float32) * 1000
-        b = np.asfortranarray(rng.standard_normal((3, n)).astype(np.float32))
-        assert_same(titer.evaluate("sum(a * a)"), titer.sum(titer_call("multiply", a, a)))
-        assert_same(titer.evaluate("sum(b - a)"), titer.sum(titer_call("subtract", b, a)))
+    with titer.num_threads(threads):
+        for n in [1, 5, 127, 128, 129, 999, 1000, 1001, 12345, 77777]:
+            a = rng.standard_normal(n).astype(np.float32) * 1000
+            b = np.asfortranarray(rng.standard_normal((3, n)).astype(np.float32))
+            c = rng.standard_normal(n)
+            assert_same(titer.evaluate("sum(a * a)"), titer.sum(titer_call("multiply", a, a)))
+            assert_same(titer.evaluate("sum(b - a)"), titer.sum(titer_call("subtract", b, a)))
+            assert_same(titer.evaluate("sum(c * a)"), titer.sum(titer_call("multiply", c, a)))
+
+
+def ordered_warnings(fn):
+    """(result or exception class, the warnings' messages in order)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = fn()
+        except FloatingPointError as exc:
+            result = type(exc)
+    return result, [str(w.message) for w in caught]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8, np.int64, np.uint16,
+                                   np.bool_])
+def test_fused_full_reductions_match_composed(small_leaves, threads, dtype):
+    """Strided and broadcast leaves (leaves of the reduction cross rows),
+    NaNs for max/min, the integer sums' wider loop."""
+    rng = np.random.default_rng(12)
+    a = leaf_array(rng, dtype, (37, 1002))[:, ::2]
+    b = leaf_array(rng, dtype, (501,))
+    if np.dtype(dtype).kind == "f":
+        a[3, 7] = a[20, 100] = np.nan
+    with titer.num_threads(threads):
+        for kind, op in [("sum", "add"), ("max", "maximum"), ("min", "minimum"),
+                         ("prod", "multiply")]:
+            got = ordered_warnings(lambda: titer.evaluate("%s(a * b)" % kind, {"a": a, "b": b}))
+            want = ordered_warnings(lambda: titer.reduce(op, titer_call("multiply", a, b)))
+            assert got[1] == want[1]
+            assert_same(got[0], want[0])
+
+
+def test_fused_reduction_reports_its_flags_after_the_programs():
+    a = np.full(40000, 1e308)
+    a[5] = -1.0
+    expr = "sum(fmin(sqrt(a), 0) + a)"
+    composed = lambda: titer.sum(titer_call("add", titer_call("fmin", titer_call(
+        "sqrt", a), 0), a))
+    got = ordered_warnings(lambda: titer.evaluate(expr, {"a": a}))
+    assert got == ordered_warnings(composed)
+    assert got[1] == ["invalid value encountered in sqrt", "overflow encountered in reduce"]
+    with np.errstate(over="raise"):
+        assert ordered_warnings(lambda: titer.evaluate(expr, {"a": a})) == ordered_warnings(
+            composed)
+    out = np.zeros(())
+    with np.errstate(over="raise"):
+        raised = ordered_warnings(lambda: titer.evaluate(expr, {"a": a}, out=out))
+    assert raised == (FloatingPointError, ["invalid value encountered in sqrt"])
+    assert out == 0
+
+
+def test_fused_reduction_out_of_memory_writes_nothing():
+    a = np.ones(100000)
+    out = np.zeros(())
+    titer._core._fail_workspaces(1)
+    try:
+        with pytest.raises(MemoryError):
+            titer.evaluate("sum(a * 2)", out=out)
+    finally:
+        titer._core._fail_workspaces(0)
+    assert out == 0
+    assert titer.evaluate("sum(a * 2)", out=out) == 200000.0
 
 
 def test_reduction_with_out_and_slabs(monkeypatch):
@@ -577,7 +652,7 @@ def test_warnings_point_at_the_callers_line():
     assert [w.filename for w in caught] == [__file__, __file__]
 
 
-def test_full_reductions_in_chunks_and_out_dtypes(monkeypatch):
+def test_full_reductions_in_chunks_and_out_dtypes(monkeypatch, small_leaves):
     from titer import _evaluate
     monkeypatch.setattr(_evaluate, "_FULL_SUM_CHUNK_BYTES", 777 * 4)  # 777 float32, 388 float64
     rng = np.random.default_rng(4)

@@ -36,12 +36,14 @@ _PARSED = {}                # expression -> (tree, names, names used as ** expon
 _PROGRAMS = {}              # cache key -> (Program, EvalProgram), or (why not, None)
 _CACHE_LIMIT = 512
 _PYTHON_NUMBERS = (bool, int, float, complex)
-# NOTE: [reduction chunks] A reduction over everything computes its
-# expression a chunk at a time into one buffer that the reduction then reads:
-# a quarter of the L2 cache, so the buffer is still there while the leaves
-# stream past it.  Measured on 2^24 float64 `sum(a*b)` (2 MiB L2, one
-# thread): 512 KiB chunks 23.7 ms, 2 MiB 30.0 ms (float32 11.5 against 13.3
-# at 1 MiB); two threads 16.4 against 17.4.
+# NOTE: [reduction chunks] A reduction over everything that is not fused
+# into the pass (NOTE: [fused reduction] in _evaluate.pxi: float products,
+# which NumPy folds in order) computes its expression a chunk at a time into
+# one buffer that the reduction then reads: a quarter of the L2 cache, so the
+# buffer is still there while the leaves stream past it.  Measured on 2^24
+# float64 `sum(a*b)` before the fused pass (2 MiB L2, one thread): 512 KiB
+# chunks 23.7 ms, 2 MiB 30.0 ms (float32 11.5 against 13.3 at 1 MiB); two
+# threads 16.4 against 17.4.
 _FULL_SUM_CHUNK_BYTES = max(64 * 1024, _core._l2_cache_bytes() // 4)
 _SLAB_ELEMENTS = 1 << 20    # elements materialized per slab of an axis reduction
 
@@ -270,15 +272,15 @@ def _warn_discarded(program):
             _frontend.warn_discarded_imaginary(4)
 
 
-def _report(compiled, flags):
-    """FP flags per step, in the program's order, as the composed calls
-    report them (NOTE: [evaluate flags]); warnings point at the caller's
-    line, as titer.elementwise's do."""
+def _report(compiled, flags, reduce_bits=0):
+    """FP flags per step, in the program's order, then a fused reduction's,
+    as the composed calls report them (NOTE: [evaluate flags]); warnings
+    point at the caller's line, as titer.elementwise's do."""
     caught = []
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            for label, bits in zip(compiled.labels, flags):
+            for label, bits in zip(compiled.labels + ("reduce",), list(flags) + [reduce_bits]):
                 if bits:
                     _core._report_fpe(bits, label)
     finally:                # warnings of the steps before one that raises too
@@ -441,12 +443,19 @@ def _chunkable(op, dt):
 
 
 def _reduce_all(tree, compiled, program, leaves, consts, shape, axes, out):
-    """A reduction over every (non-unit) axis, the expression computed in
-    chunks of the iteration order (the memory order of the result the
-    iterator would allocate), each reduced by titer.reduce."""
+    """A reduction over every (non-unit) axis: fused into the pass where
+    the reduction's order allows (EvalPass.reduce_all), else the expression
+    computed in chunks of the iteration order (the memory order of the
+    result the iterator would allocate), each reduced by titer.reduce."""
     run = _core.EvalPass(compiled, None, leaves, consts, True)
-    numel = run.numel
     dt = program.result_dtype
+    T = _frontend.reduction_loop_dtype(_frontend.ufunc_for(tree.op), dt, None, None)
+    fused = None if _frontend.folds_in_order(tree.op, T) else run.reduce_all(tree.op, T)
+    if fused is not None:
+        result, bits = fused
+        _report(compiled, run.flags(), bits)
+        return _reduced(result, shape, axes, out)
+    numel = run.numel
     per_chunk = max(_FULL_SUM_CHUNK_BYTES // dt.itemsize, 1)
     buffer = np.empty(min(numel, per_chunk), dt)
 
@@ -468,7 +477,12 @@ def _reduce_all(tree, compiled, program, leaves, consts, shape, axes, out):
             else:
                 total = _core.reduce(tree.op, np.array([total, _core.reduce(tree.op, part)]))
     _report(compiled, run.flags())
-    result = np.asarray(total)
+    return _reduced(np.asarray(total), shape, axes, out)
+
+
+def _reduced(result, shape, axes, out):
+    """A reduction over everything, `result` its value, as NumPy returns it:
+    in `out`, else a scalar or an array of the kept unit dims."""
     keep = _frontend.reduction_shape(shape, axes, False)
     if out is not None:
         return _core.copy(out, result.reshape(keep), "same_kind")

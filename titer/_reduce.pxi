@@ -8,8 +8,11 @@
 import operator
 
 cdef extern from "titer_reduce.h" nogil:
+    enum: TITER_PW_BLOCK
     ctypedef struct titer_reduce_kit:
         int acc_size
+        int split
+        void (*pairwise)(const char *p, int64_t s, int64_t n, void *acc) noexcept nogil
         void (*load)(void *acc, const char *x)
         void (*load_out)(void *acc, const char *x)
         void (*store)(char *out, const void *acc)
@@ -40,6 +43,10 @@ cdef extern from "titer_reduce.h" nogil:
         const titer_reduce_kit *kit
     const titer_kit_entry *titer_isa_kits(int level, int *count)
     int titer_reduce_run(const titer_reduction *r, int nthreads, int64_t grain)
+    int64_t titer_pw_cut(int64_t start, int64_t n, int64_t split, int64_t piece,
+                         int64_t *starts, int64_t count)
+    void titer_pw_join(const titer_reduce_kit *k, const char *partials, int64_t n,
+                       int64_t split, int64_t piece, int64_t *leaf, void *acc)
 
 cdef dict _KITS = {}               # (op name, type char) -> kit address
 cdef dict _WIDE_KITS = {}          # (op name, input char, output char) -> kit address

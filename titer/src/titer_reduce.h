@@ -205,17 +205,33 @@ static inline int64_t titer_pw_half(int64_t n, int64_t split) {
     return h - h % split;
 }
 
-/* Numbers the leaves of [start, start + n) from `count` on, recording their
- * starts when `starts` is given; returns the count after them. */
-static int64_t titer_pw_cut(int64_t start, int64_t n, int64_t split, int64_t *starts,
-                            int64_t count) {
-    if (n <= TITER_RED_PIECE) {
+/* Numbers the leaves of [start, start + n) -- the subtrees of at most
+ * `piece` elements -- from `count` on, recording their starts when `starts`
+ * is given; returns the count after them. */
+static int64_t titer_pw_cut(int64_t start, int64_t n, int64_t split, int64_t piece,
+                            int64_t *starts, int64_t count) {
+    if (n <= piece) {
         if (starts) starts[count] = start;
         return count + 1;
     }
     int64_t h = titer_pw_half(n, split);
-    count = titer_pw_cut(start, h, split, starts, count);
-    return titer_pw_cut(start + h, n - h, split, starts, count);
+    count = titer_pw_cut(start, h, split, piece, starts, count);
+    return titer_pw_cut(start + h, n - h, split, piece, starts, count);
+}
+
+/* The partials of titer_pw_cut's leaves over n elements (acc_size bytes
+ * each, from *leaf on) combined in its tree into acc. */
+static void titer_pw_join(const titer_reduce_kit *k, const char *partials, int64_t n,
+                          int64_t split, int64_t piece, int64_t *leaf, void *acc) {
+    if (n <= piece) {
+        memcpy(acc, partials + (*leaf)++ * k->acc_size, (size_t)k->acc_size);
+        return;
+    }
+    char right[TITER_ACC_MAX];
+    int64_t h = titer_pw_half(n, split);
+    titer_pw_join(k, partials, h, split, piece, leaf, acc);
+    titer_pw_join(k, partials, n - h, split, piece, leaf, right);
+    k->combine(acc, right);
 }
 
 /* Returns -1 when the leaf starts cannot be allocated; titer_free_leaves after. */
@@ -225,10 +241,10 @@ static inline int titer_inner_leaves(const titer_reduction *r, titer_leaves *g) 
     g->split = r->kit->split;
     g->starts = NULL;
     if (g->n0 > TITER_RED_PIECE) {
-        g->per_row = titer_pw_cut(0, g->n0, g->split, NULL, 0);
+        g->per_row = titer_pw_cut(0, g->n0, g->split, TITER_RED_PIECE, NULL, 0);
         g->starts = (int64_t *)titer_reduce_alloc(sizeof(int64_t) * (size_t)(g->per_row + 1));
         if (!g->starts) return -1;
-        titer_pw_cut(0, g->n0, g->split, g->starts, 0);
+        titer_pw_cut(0, g->n0, g->split, TITER_RED_PIECE, g->starts, 0);
         g->starts[g->per_row] = g->n0;
         g->group = 1;
         g->nleaves = g->nrows * g->per_row;
