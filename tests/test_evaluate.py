@@ -582,6 +582,14 @@ def test_fused_reduction_reports_its_flags_after_the_programs():
     assert out == 0
 
 
+def test_fused_reduction_raises_the_loops_error():
+    i = np.array([2, 3, -1] * 50000, np.int64)
+    out = np.zeros((), np.int64)
+    with pytest.raises(ValueError, match="negative integer powers"):
+        titer.evaluate("sum(i ** i)", out=out)
+    assert out == 0
+
+
 def test_fused_reduction_out_of_memory_writes_nothing():
     a = np.ones(100000)
     out = np.zeros(())
