@@ -545,14 +545,16 @@ def ordered_warnings(fn):
 
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8, np.int64, np.uint16,
-                                   np.bool_])
+                                   np.bool_, np.float16, np.complex64])
 def test_fused_full_reductions_match_composed(small_leaves, threads, dtype):
     """Strided and broadcast leaves (leaves of the reduction cross rows),
-    NaNs for max/min, the integer sums' wider loop."""
+    NaNs for max/min, the integer sums' wider loop, the in-order folds
+    (float products, complex max/min) and the reductions computed in full
+    (float16 and complex sums)."""
     rng = np.random.default_rng(12)
     a = leaf_array(rng, dtype, (37, 1002))[:, ::2]
     b = leaf_array(rng, dtype, (501,))
-    if np.dtype(dtype).kind == "f":
+    if np.dtype(dtype).kind in "fc":
         a[3, 7] = a[20, 100] = np.nan
     with titer.num_threads(threads):
         for kind, op in [("sum", "add"), ("max", "maximum"), ("min", "minimum"),
@@ -660,9 +662,7 @@ def test_warnings_point_at_the_callers_line():
     assert [w.filename for w in caught] == [__file__, __file__]
 
 
-def test_full_reductions_in_chunks_and_out_dtypes(monkeypatch, small_leaves):
-    from titer import _evaluate
-    monkeypatch.setattr(_evaluate, "_FULL_SUM_CHUNK_BYTES", 777 * 4)  # 777 float32, 388 float64
+def test_full_reductions_in_leaves_and_out_dtypes(small_leaves):
     rng = np.random.default_rng(4)
     a = (rng.random(10000) + 0.5).astype(np.float32)
     b = rng.integers(-5, 5, 10000).astype(np.int8)
@@ -711,16 +711,3 @@ def test_evaluate_blocks_take_a_third_of_the_l1_data_cache():
     reported = _getconf("LEVEL1_DCACHE_SIZE")
     if reported > 0:
         assert l1 == reported
-
-
-def test_full_reductions_compute_chunks_of_a_quarter_of_the_l2_cache():
-    """NOTE: [reduction chunks]: the chunk buffer of a reduction over
-    everything is a quarter of the L2 cache (at least 64 KiB), the L2 read
-    from sysfs as the C library reports it."""
-    from titer import _core, _evaluate
-    l2 = _core._l2_cache_bytes()
-    assert 64 * 1024 <= l2 <= 2 ** 30
-    assert _evaluate._FULL_SUM_CHUNK_BYTES == max(64 * 1024, l2 // 4)
-    reported = _getconf("LEVEL2_CACHE_SIZE")
-    if reported > 0:
-        assert l2 == reported

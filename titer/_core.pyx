@@ -470,12 +470,6 @@ def _l1_data_cache_bytes():
                 if level == 1 and kind in ("Data", "Unified")] or [32 * 1024])
 
 
-def _l2_cache_bytes():
-    """Size of the second-level cache, 1 MiB if unknown."""
-    return min([size for level, kind, size in _cpu_caches()
-                if level == 2 and kind in ("Data", "Unified")] or [1024 ** 2])
-
-
 def _stream_threshold_bytes():
     """The smallest output written with streaming stores: half the last-level
     cache, but at most 8 MiB per usable core.

@@ -15,7 +15,7 @@
 # (titer_take_fp_flags in titer_fpflags.h: fetestexcept costs ~15 ns, which
 # a step per block would pay hundreds of times per 2^16 elements).
 
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
 cdef extern from "titer_fpflags.h" nogil:
     int titer_take_fp_flags(int mask) noexcept
@@ -49,15 +49,16 @@ def _set_evaluate_scratch_bytes(int64_t n):
     return old
 
 
-# NOTE: [fused reduction] A reduction over everything whose order allows it
-# (NumPy's pairwise float sums, and the ops any order gives the same bits)
-# runs inside the pass: the iteration space is cut into the subtrees of
-# NumPy's pairwise recursion of at most a piece of elements (titer_pw_cut),
-# each thread computes a leaf's values into its own buffer, block by block,
-# and reduces them with the kit's pairwise loop into the leaf's partial; the
-# partials are joined in the recursion's tree.  So the values never leave
-# the cache, nothing returns to Python per chunk, and any thread count gives
-# the same bits.  A piece is 128 KiB of values: measured on 2^24 sum(a*b)
+# NOTE: [fused reduction] A reduction over everything runs inside the pass:
+# the iteration space is cut into the subtrees of NumPy's pairwise recursion
+# of at most a piece of elements (titer_pw_cut), each thread computes a
+# leaf's values into its own buffer, block by block, and reduces them with
+# the kit's pairwise loop into the leaf's partial; the partials are joined
+# in the recursion's tree (NumPy's pairwise float sums; any order gives the
+# integer and max/min ones' bits).  A reduction NumPy folds in order (float
+# products, complex max/min) folds leaf after leaf on one thread.  So the
+# values never leave the cache, nothing returns to Python per chunk, and
+# any thread count gives the same bits.  A piece is 128 KiB of values: measured on 2^24 sum(a*b)
 # (Sapphire Rapids VM, 48 KiB L1d, 2 MiB L2), one thread, float64: one
 # block's leaves (512 elements) 25.4 ms, 32 KiB 19.3, 128 KiB 18.8-19.0
 # (chunked into a buffer before: 21-22); float32 11.7 / 9.4 / 8.9-9.0; two
@@ -114,11 +115,11 @@ cdef struct EvRun:
     int out_itemsize
     titer_cast_fn out_cast      # result dtype -> out's, or NULL
     bint stream                 # non-temporal stores of the output
-    int64_t base                # linear offset of range 0 (run_linear)
     double consts[EV_MAX_CONSTS][2]
     int fpe[EV_MAX_STEPS]       # C fenv flags per step (NOTE: [evaluate flags])
     # a reduction over everything fused into the pass (reduce_all), else NULL
     const titer_reduce_kit *kit
+    bint in_order               # one left fold over the leaves in turn (one thread)
     const int64_t *leaf_start   # its leaves' first elements, then numel
     char *partials              # its leaves' partial results
     int reduce_fpe              # C fenv flags of the reduction's own loops
@@ -272,12 +273,9 @@ cdef inline void ev_merge_flags(EvRun *run, int *flags) noexcept nogil:
 
 
 cdef void ev_range(const Plan *p, int64_t begin, int64_t end, char *scratch) noexcept nogil:
-    """Linear range [begin, end) of the plan (shifted by run.base) into
-    run.out_data."""
+    """Linear range [begin, end) of the plan into run.out_data."""
     cdef EvRun *run = <EvRun *>p.user_ctx
     cdef int flags[EV_MAX_STEPS]
-    begin += run.base
-    end += run.base
     if end <= begin:
         return
     memset(flags, 0, sizeof(flags))
@@ -295,7 +293,8 @@ cdef inline int64_t ev_registers_bytes(const EvProgram *prog) noexcept nogil:
 cdef void ev_reduce_leaves(const Plan *p, int64_t first, int64_t last, char *scratch) noexcept nogil:
     """Leaves [first, last) of a fused reduction (NOTE: [fused reduction]):
     each leaf's values into this thread's buffer (after its registers), then
-    the kit's pairwise loop over them into the leaf's partial."""
+    the kit's pairwise loop over them into the leaf's partial -- or, for a
+    reduction NumPy folds in order, its fold into the one partial."""
     cdef EvRun *run = <EvRun *>p.user_ctx
     cdef const EvProgram *prog = run.prog
     cdef const titer_reduce_kit *kit = run.kit
@@ -309,8 +308,15 @@ cdef void ev_reduce_leaves(const Plan *p, int64_t first, int64_t last, char *scr
         begin = run.leaf_start[leaf]
         end = run.leaf_start[leaf + 1]
         ev_walk(run, p, begin, end, values - begin * prog.result_itemsize, scratch, flags)
-        kit.pairwise(values, prog.result_itemsize, end - begin,
-                     run.partials + leaf * kit.acc_size)
+        if not run.in_order:
+            kit.pairwise(values, prog.result_itemsize, end - begin,
+                         run.partials + leaf * kit.acc_size)
+        elif leaf == 0:                 # the fold starts from the first element
+            kit.load(run.partials, values)
+            kit.fold(values + prog.result_itemsize, prog.result_itemsize, end - begin - 1,
+                     run.partials)
+        else:
+            kit.fold(values, prog.result_itemsize, end - begin, run.partials)
         reduce_flags |= titer_take_fp_flags(FPE_MASK)
     ev_merge_flags(run, flags)
     if reduce_flags:
@@ -420,12 +426,12 @@ cdef int value_into(char *buf, object value, int code) except -1:
 
 cdef class EvalPass:
     """One call's run of a program: the plan built over the output and the
-    array leaves (or over the leaves alone, for run_linear), the constants,
+    array leaves (or over the leaves alone, for reduce_all), the constants,
     the per-step FP flags."""
     cdef EvalProgram program
     cdef Plan plan
     cdef EvRun run
-    cdef readonly object out             # the output array (None for run_linear)
+    cdef readonly object out             # the output array (None for reduce_all)
     cdef list arrays
 
     def __init__(self, EvalProgram program, out, list leaves, list consts, bint linear=False):
@@ -498,33 +504,17 @@ cdef class EvalPass:
         """Every element, on titer's threads; returns the OR of the steps'
         FP flags (0: nothing to report)."""
         cdef int k, bits = 0
-        self.run.base = 0
         self._run(self.plan.numel, self.run.stream)
         for k in range(self.program.prog.nsteps):
             bits |= self.run.fpe[k]
         return bits
 
-    def run_linear(self, int64_t begin, int64_t end, cnp.ndarray buffer):
-        """Linear range [begin, end) of the iteration space (the memory
-        order of the output the iterator would allocate) into `buffer`, a
-        contiguous 1-d array of the result's dtype."""
-        cdef int k
-        cdef int64_t stride = buffer.itemsize
-        self.run.base = begin
-        self.run.out_cast = NULL
-        self.run.out_itemsize = buffer.itemsize
-        self.run.out_data = <char *>cnp.PyArray_DATA(buffer) - begin * stride
-        for k in range(self.plan.ndim):     # dense, in iteration order
-            self.run.out_stride[k] = stride
-            stride *= self.plan.shape[k]
-        self._run(end - begin, False)
-
-    def reduce_all(self, name, T):
+    def reduce_all(self, name, T, bint in_order):
         """np.<name>.reduce of the program's values over every element in
-        the loop dtype T, fused into the pass (NOTE: [fused reduction]):
-        (a 0-d array of T, the reduction's own FP flags), or None where
-        titer has no kit for it (the caller chunks instead).  Call on a
-        plan of the leaves alone (linear)."""
+        the loop dtype T, fused into the pass (NOTE: [fused reduction]); a
+        reduction NumPy folds `in_order` runs on one thread.  Returns (a 0-d
+        array of T, the reduction's own FP flags), or None where titer has
+        no kit for it.  Call on a plan of the leaves alone (linear)."""
         cdef const EvProgram *prog = self.program.prog
         cdef const titer_reduce_kit *kit
         cdef titer_team team
@@ -548,9 +538,10 @@ cdef class EvalPass:
         self.run.out_cast = NULL
         self.run.stream = False
         self.run.kit = kit
+        self.run.in_order = in_order
         nleaves = titer_pw_cut(0, numel, kit.split, piece, NULL, 0)
         starts = <int64_t *>alloc_workspace(sizeof(int64_t) * (nleaves + 1))
-        partials = alloc_workspace(kit.acc_size * nleaves)
+        partials = alloc_workspace(kit.acc_size * (1 if in_order else nleaves))
         try:
             if starts == NULL or partials == NULL:
                 raise MemoryError("titer.evaluate: no memory for the partials of this reduction")
@@ -559,14 +550,17 @@ cdef class EvalPass:
             self.run.leaf_start = starts
             self.run.partials = partials
             with nogil:
-                titer_team_open(&team, requested_threads() if numel >= _grain_size else 1,
-                                work_units(numel, _grain_size))
+                titer_team_open(&team, 1 if in_order or numel < _grain_size
+                                else requested_threads(), work_units(numel, _grain_size))
                 status = run_pieces_staged(ev_reduce_leaves, &self.plan, nleaves, &team,
                                            ev_registers_bytes(prog) + piece * prog.result_itemsize)
             if status < 0:
                 raise MemoryError("titer.evaluate: no memory for the blocks of this call")
             _raise_loop_error()
-            titer_pw_join(kit, partials, numel, kit.split, piece, &leaf, acc)
+            if in_order:
+                memcpy(acc, partials, kit.acc_size)
+            else:
+                titer_pw_join(kit, partials, numel, kit.split, piece, &leaf, acc)
             result = np.empty((), T)
             kit.store(<char *>cnp.PyArray_DATA(result), acc)
         finally:

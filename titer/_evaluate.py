@@ -36,15 +36,6 @@ _PARSED = {}                # expression -> (tree, names, names used as ** expon
 _PROGRAMS = {}              # cache key -> (Program, EvalProgram), or (why not, None)
 _CACHE_LIMIT = 512
 _PYTHON_NUMBERS = (bool, int, float, complex)
-# NOTE: [reduction chunks] A reduction over everything that is not fused
-# into the pass (NOTE: [fused reduction] in _evaluate.pxi: float products,
-# which NumPy folds in order) computes its expression a chunk at a time into
-# one buffer that the reduction then reads: a quarter of the L2 cache, so the
-# buffer is still there while the leaves stream past it.  Measured on 2^24
-# float64 `sum(a*b)` before the fused pass (2 MiB L2, one thread): 512 KiB
-# chunks 23.7 ms, 2 MiB 30.0 ms (float32 11.5 against 13.3 at 1 MiB); two
-# threads 16.4 against 17.4.
-_FULL_SUM_CHUNK_BYTES = max(64 * 1024, _core._l2_cache_bytes() // 4)
 _SLAB_ELEMENTS = 1 << 20    # elements materialized per slab of an axis reduction
 
 
@@ -378,8 +369,8 @@ def _compose_root(tree, values, out, casting):
 
 def _reduction_strategy(tree, program):
     how = ("the expression computed in slabs of whole reductions when an axis is kept, "
-           "else in chunks of its memory order")
-    if not _chunkable(tree.op, program.result_dtype):
+           "else reduced leaf by leaf inside the pass")
+    if not _fusable(tree.op, program.result_dtype):
         how = ("the expression computed in slabs of whole reductions when an axis is kept, "
                "else once in full (a %s %s over everything)" % (program.result_dtype, tree.kind))
     return how
@@ -416,91 +407,39 @@ def _reduce(expr, tree, names, values, types, out, casting):
         numel *= n
     if numel == 0:          # intermediates of the operands' own shapes may warn
         return _core.reduce(tree.op, _compose(tree.arg, values, casting), tree.axis, None, out)
+    if kept:
+        return _reduce_slabs(tree, compiled, program, leaves, consts, shape, axes, kept[0], out)
     ufunc = _frontend.ufunc_for(tree.op)
-    if not kept and (not _chunkable(tree.op, program.result_dtype) or (
-            out is not None and _frontend.reduction_loop_dtype(
-                ufunc, program.result_dtype, None, out.dtype)
-            != _frontend.reduction_loop_dtype(ufunc, program.result_dtype, None, None))):
-        # (an out= whose dtype changes the reduction's loop: NumPy then
-        # casts as it reduces, in buffers, an order the chunks do not follow)
-        run = _core.EvalPass(compiled, None, leaves, consts)
-        run.run_all()
-        _report(compiled, run.flags())
-        return _core.reduce(tree.op, run.out, tree.axis, None, out)
-    if not kept:
-        return _reduce_all(tree, compiled, program, leaves, consts, shape, axes, out)
-    return _reduce_slabs(tree, compiled, program, leaves, consts, shape, axes, kept[0], out)
+    T = _frontend.reduction_loop_dtype(ufunc, program.result_dtype, None, None)
+    # (an out= whose dtype changes the reduction's loop: NumPy then casts as
+    # it reduces, in buffers, an order the leaves do not follow)
+    if _fusable(tree.op, program.result_dtype) and (
+            out is None or _frontend.reduction_loop_dtype(
+                ufunc, program.result_dtype, None, out.dtype) == T):
+        run = _core.EvalPass(compiled, None, leaves, consts, True)
+        fused = run.reduce_all(tree.op, T, _frontend.folds_in_order(tree.op, T))
+        if fused is not None:
+            result, bits = fused
+            _report(compiled, run.flags(), bits)
+            keep = _frontend.reduction_shape(shape, axes, False)
+            if out is not None:
+                return _core.copy(out, result.reshape(keep), "same_kind")
+            return result[()] if keep == () else result.reshape(keep)
+    run = _core.EvalPass(compiled, None, leaves, consts)
+    run.run_all()
+    _report(compiled, run.flags())
+    return _core.reduce(tree.op, run.out, tree.axis, None, out)
 
 
-def _chunkable(op, dt):
-    """A reduction over everything whose bits survive computing it chunk by
-    chunk: float32/64 sums along NumPy's pairwise tree, left folds continued
-    from the partial result (initial=; not float16's, which NumPy folds in
-    a float), and integer / max / min ones."""
+def _fusable(op, dt):
+    """A reduction over everything whose bits survive computing it leaf by
+    leaf inside the pass (NOTE: [fused reduction] in _evaluate.pxi):
+    float32/64 sums along NumPy's pairwise tree, left folds continued from
+    leaf to leaf (not float16's, which NumPy folds in a float), and integer
+    / max / min ones."""
     if op == "add" and dt.kind in "fc":
         return dt.kind == "f" and dt.itemsize in (4, 8)
     return not (op == "multiply" and dt.kind == "f" and dt.itemsize == 2)   # a float accumulator
-
-
-def _reduce_all(tree, compiled, program, leaves, consts, shape, axes, out):
-    """A reduction over every (non-unit) axis: fused into the pass where
-    the reduction's order allows (EvalPass.reduce_all), else the expression
-    computed in chunks of the iteration order (the memory order of the
-    result the iterator would allocate), each reduced by titer.reduce."""
-    run = _core.EvalPass(compiled, None, leaves, consts, True)
-    dt = program.result_dtype
-    T = _frontend.reduction_loop_dtype(_frontend.ufunc_for(tree.op), dt, None, None)
-    fused = None if _frontend.folds_in_order(tree.op, T) else run.reduce_all(tree.op, T)
-    if fused is not None:
-        result, bits = fused
-        _report(compiled, run.flags(), bits)
-        return _reduced(result, shape, axes, out)
-    numel = run.numel
-    per_chunk = max(_FULL_SUM_CHUNK_BYTES // dt.itemsize, 1)
-    buffer = np.empty(min(numel, per_chunk), dt)
-
-    def chunk(begin, end):
-        view = buffer[:end - begin]
-        run.run_linear(begin, end, view)
-        return view
-
-    if tree.op == "add" and dt.kind == "f":
-        total = _pairwise(chunk, 0, numel, per_chunk)
-    else:
-        total = None
-        for begin in range(0, numel, per_chunk):
-            part = chunk(begin, min(begin + per_chunk, numel))
-            if total is None:
-                total = _core.reduce(tree.op, part)
-            elif dt.kind in "fc" and tree.op == "multiply":
-                total = _core.reduce(tree.op, part, initial=total)   # the left fold goes on
-            else:
-                total = _core.reduce(tree.op, np.array([total, _core.reduce(tree.op, part)]))
-    _report(compiled, run.flags())
-    return _reduced(np.asarray(total), shape, axes, out)
-
-
-def _reduced(result, shape, axes, out):
-    """A reduction over everything, `result` its value, as NumPy returns it:
-    in `out`, else a scalar or an array of the kept unit dims."""
-    keep = _frontend.reduction_shape(shape, axes, False)
-    if out is not None:
-        return _core.copy(out, result.reshape(keep), "same_kind")
-    return result.reshape(keep)[()] if keep == () else result.reshape(keep)
-
-
-def _pairwise(chunk, begin, n, per_chunk):
-    """NumPy's pairwise sum of n elements from `begin` (its recursion
-    halves n at a multiple of 8 until a piece is at most 128 elements); a
-    piece of at most per_chunk elements is summed by titer.sum, which
-    follows the same tree."""
-    if n <= per_chunk:
-        return _core.reduce("add", chunk(begin, begin + n))
-    half = n // 2
-    half -= half % 8
-    left = _pairwise(chunk, begin, half, per_chunk)
-    right = _pairwise(chunk, begin + half, n - half, per_chunk)
-    return _core.elementwise("add", None, left, right)
 
 
 def _reduce_slabs(tree, compiled, program, leaves, consts, shape, axes, dim, out):

@@ -13,7 +13,8 @@ cdef extern from "titer_reduce.h" nogil:
         int acc_size
         int split
         void (*pairwise)(const char *p, int64_t s, int64_t n, void *acc) noexcept nogil
-        void (*load)(void *acc, const char *x)
+        void (*fold)(const char *p, int64_t s, int64_t n, void *acc) noexcept nogil
+        void (*load)(void *acc, const char *x) noexcept nogil
         void (*load_out)(void *acc, const char *x)
         void (*store)(char *out, const void *acc)
     ctypedef struct titer_rdims:
