@@ -1268,6 +1268,51 @@ def test_float64_exp_near_table_boundaries(name):
                                   dispatched[: rows.size].view(np.int64))
 
 
+def test_float32_power_by_tables():
+    """float32 power (titer_vpowf.h at AVX-512, titer_fast_powerf below):
+    every 4099th float32 x in range for exponents at the range's edges
+    (|y log2 x| near 120) and inside it, within 1 ULP of the float64 power
+    rounded to float32, a scalar exponent and pairs giving the same bits;
+    the same bits through the 16-lane loop and through its scalar twin
+    (rows of 15 elements: each a loop's remainder); out-of-range elements
+    inside whole vectors getting libm's answers and NumPy's warnings, in
+    place too."""
+    x = np.arange(0x00800000, 0x7f800000, 4099, dtype=np.uint32).view(np.float32)
+    for yv in (119.9, -119.9, 64.5, 7.77, -3.7, 2.5, 0.3333333, 1e-3):
+        y = np.float32(yv)
+        xs = x[_in_power_range(x, y)]
+        assert xs.size > 1000
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = titer.elementwise("power", None, xs, y)
+            pairs = titer.elementwise("power", None, xs, np.full(xs.size, y))
+        rounded = np.power(xs.astype(np.float64), np.float64(y)).astype(np.float32)
+        ulps = np.abs(got.view(np.int32).astype(np.int64) - rounded.view(np.int32))
+        assert ulps.max() <= 1, (yv, xs[np.argmax(ulps)])
+        np.testing.assert_array_equal(pairs.view(np.uint32), got.view(np.uint32))
+        rows = xs[: xs.size // 15 * 15].reshape(-1, 15)
+        padded = np.ones((rows.shape[0], 16), np.float32)
+        padded[:, :15] = rows
+        twin = titer.elementwise("power", None, padded[:, :15], y)
+        np.testing.assert_array_equal(twin.ravel().view(np.uint32),
+                                      got[: rows.size].view(np.uint32))
+    xs = x[_in_power_range(x, np.float32(2.5))][:4000].copy()
+    odd = np.array([-1.5, 0.0, np.inf, np.nan, 1e-40, -0.0, 3e38], np.float32)
+    xs[5::37] = np.resize(odd, xs[5::37].size)
+    ys = np.where(np.arange(xs.size) % 53 == 7, np.float32(300.0), np.float32(2.5))
+    for y in (np.float32(2.5), ys):
+        with np.errstate(all="ignore"):
+            want = np.power(xs, y)
+        for inplace in (False, True):
+            work = xs.copy()
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                got = titer.elementwise("power", work if inplace else None, work, y)
+            same_as_numpy("power", got, want, "in place" if inplace else "apart")
+            messages = {str(w.message) for w in caught}
+            assert "invalid value encountered in power" in messages, messages
+
+
 _TAN_HARD = ["0x1.6c6cbc45dc8dep+5", "0x1.6c6cbc45dc8dep+6", "0x1.6c6cbc45dc8dep+9",
              "0x1.6c6cbc45dc8dep+12", "0x1.39c6fd67805a7p+18", "0x1.39c6fd67805a7p+19",
              "0x1.921fb54442d18p+0", "0x1.921fb54442d18p+1"]

@@ -174,6 +174,9 @@ def float_fast_twin(op, sig):
 # target has them (TITER_HAVE_VFAST_D: AVX-512) and by the split loop in
 # the others
 _VECTOR_FORMS = {"titer_fast_exp", "titer_fast_exp2", "titer_fast_expm1"}
+# binary float32 fast paths with a 16-lane form at AVX-512 (titer_vpowf.h):
+# fast function -> (its scalar twin, the 16-lane form)
+_VECTOR_FORMS2 = {"titer_fast_powerf": ("titer_powf_table", "titer_vpowf16")}
 
 
 def split_loop_body(op, sig, ins, outs):
@@ -188,9 +191,14 @@ def split_loop_body(op, sig, ins, outs):
         return "\n#ifdef TITER_HAVE_VFAST_D\n    TITER_VEC_LOOP_D8(%s, %s, %s, %s_ok, %s)\n" \
                "#else\n    %s\n#endif\n" % (kernel_name(op, sig), fast[0], fast[1], vfast,
                                              vfast, split)
-    return "TITER_SPLIT_LOOP2(%s, %s, %s, %s, %s, %s)" % (
+    split = "TITER_SPLIT_LOOP2(%s, %s, %s, %s, %s, %s)" % (
         bits, one, kernel_name(op, sig), *fast,
         "TITER_TWO_OUTPUTS" if len(outs) == 2 else "TITER_ONE_OUTPUT")
+    if fast[1] not in _VECTOR_FORMS2:
+        return split
+    twin, vfast = _VECTOR_FORMS2[fast[1]]
+    return "\n#ifdef TITER_HAVE_VPOWF\n    TITER_VEC_LOOP2_F16(%s, %s, %s, %s)\n" \
+           "#else\n    %s\n#endif\n" % (kernel_name(op, sig), fast[0], twin, vfast, split)
 
 
 def veclib_loop_body(op, sig, ins):
