@@ -409,26 +409,35 @@ def _reduce(expr, tree, names, values, types, out, casting):
         return _core.reduce(tree.op, _compose(tree.arg, values, casting), tree.axis, None, out)
     if kept:
         return _reduce_slabs(tree, compiled, program, leaves, consts, shape, axes, kept[0], out)
-    ufunc = _frontend.ufunc_for(tree.op)
-    T = _frontend.reduction_loop_dtype(ufunc, program.result_dtype, None, None)
-    # (an out= whose dtype changes the reduction's loop: NumPy then casts as
-    # it reduces, in buffers, an order the leaves do not follow)
-    if _fusable(tree.op, program.result_dtype) and (
-            out is None or _frontend.reduction_loop_dtype(
-                ufunc, program.result_dtype, None, out.dtype) == T):
-        run = _core.EvalPass(compiled, None, leaves, consts, True)
-        fused = run.reduce_all(tree.op, T, _frontend.folds_in_order(tree.op, T))
-        if fused is not None:
-            result, bits = fused
-            _report(compiled, run.flags(), bits)
-            keep = _frontend.reduction_shape(shape, axes, False)
-            if out is not None:
-                return _core.copy(out, result.reshape(keep), "same_kind")
-            return result[()] if keep == () else result.reshape(keep)
-    run = _core.EvalPass(compiled, None, leaves, consts)
+    fused = _reduce_fused(tree, compiled, program, leaves, consts, shape, axes, out)
+    if fused is not None:
+        return fused
+    run = _core.EvalPass(compiled, None, leaves, consts)      # computed in full
     run.run_all()
     _report(compiled, run.flags())
     return _core.reduce(tree.op, run.out, tree.axis, None, out)
+
+
+def _reduce_fused(tree, compiled, program, leaves, consts, shape, axes, out):
+    """A reduction over every (non-unit) axis inside the pass
+    (EvalPass.reduce_all), in out= or as NumPy returns it; None where its
+    order or dtypes do not allow it."""
+    ufunc = _frontend.ufunc_for(tree.op)
+    T = _frontend.reduction_loop_dtype(ufunc, program.result_dtype, None, None)
+    if not _fusable(tree.op, program.result_dtype) or (
+            out is not None
+            and _frontend.reduction_loop_dtype(ufunc, program.result_dtype, None, out.dtype) != T):
+        return None     # (an out= changing the loop: NumPy casts as it reduces, in buffers)
+    run = _core.EvalPass(compiled, None, leaves, consts, True)
+    fused = run.reduce_all(tree.op, T, _frontend.folds_in_order(tree.op, T))
+    if fused is None:
+        return None
+    result, bits = fused
+    _report(compiled, run.flags(), bits)
+    keep = _frontend.reduction_shape(shape, axes, False)
+    if out is not None:
+        return _core.copy(out, result.reshape(keep), "same_kind")
+    return result[()] if keep == () else result.reshape(keep)
 
 
 def _fusable(op, dt):
