@@ -565,6 +565,53 @@ def test_fused_full_reductions_match_composed(small_leaves, threads, dtype):
             assert_same(got[0], want[0])
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_fused_row_reductions_match_composed(small_leaves, threads, monkeypatch):
+    """A reduction that keeps axes runs inside the pass where the reduced
+    axes are the iteration's fastest (NOTE: [fused rows]): rows of several
+    leaves, C and Fortran layouts, two reduced axes, a transposed leaf, a
+    broadcast one, unit dims kept, out=; the result's values, dtype, shape
+    and layout are the composed reduction's."""
+    from titer import _evaluate
+    assert _evaluate._FUSED_ROW_MIN <= 600
+
+    def no_slabs(*args):
+        raise AssertionError("materialized in slabs")
+    monkeypatch.setattr(_evaluate, "_reduce_slabs", no_slabs)
+    rng = np.random.default_rng(21)
+    c = rng.standard_normal((30, 2000))
+    f = np.asfortranarray(rng.standard_normal((2000, 30))).astype(np.float32)
+    three = rng.standard_normal((5, 20, 60))
+    t = rng.standard_normal((6, 4, 700)).transpose(1, 0, 2)
+    u = rng.standard_normal((3, 1, 900))
+    i = rng.integers(-9, 9, (40, 1500)).astype(np.int8)
+    z = (rng.standard_normal((8, 600)) / 9 + 1).astype(np.complex64)
+    row = rng.standard_normal(2000)
+    cases = [("%s(c * row, axis=1)", c, row, 1), ("%s(f * 2, axis=0)", f, None, 0),
+             ("%s(three * three, axis=(1, 2))", three, three, (1, 2)),
+             ("%s(t + 1, axis=-1)", t, None, -1), ("%s(u * u, axis=2)", u, u, 2),
+             ("%s(i * i, axis=1)", i, i, 1), ("%s(z * z, axis=1)", z, z, 1)]
+    env = dict(c=c, f=f, three=three, t=t, u=u, i=i, z=z, row=row)
+    with titer.num_threads(threads):
+        for expr, x, y, axis in cases:
+            op = expr.split("(")[1].split()[1]
+            tmp = titer_call({"*": "multiply", "+": "add"}[op], x, 2 if y is None and op == "*"
+                             else 1 if y is None else y)
+            for kind, name in [("sum", "add"), ("max", "maximum"), ("min", "minimum"),
+                               ("prod", "multiply")]:
+                if x.dtype.kind == "c" and kind != "prod":
+                    continue
+                got, caught = ordered_warnings(lambda: titer.evaluate(expr % kind, env))
+                want, expected = ordered_warnings(lambda: titer.reduce(name, tmp, axis))
+                assert caught == expected, expr % kind
+                assert_same(got, want)
+                assert got.strides == want.strides, (expr % kind, got.strides, want.strides)
+        out = np.empty(30, np.float32)
+        titer.evaluate("sum(c * row, axis=1)", env, out=out)
+        assert_same(out, titer.reduce("add", titer_call("multiply", c, row), 1, None,
+                                      np.empty(30, np.float32)))
+
+
 def test_fused_reduction_reports_its_flags_after_the_programs():
     a = np.full(40000, 1e308)
     a[5] = -1.0

@@ -49,8 +49,10 @@ def _set_evaluate_scratch_bytes(int64_t n):
     return old
 
 
-# NOTE: [fused reduction] A reduction over everything runs inside the pass:
-# the iteration space is cut into the subtrees of NumPy's pairwise recursion
+# NOTE: [fused reduction] A reduction over everything (or over rows: equal
+# consecutive ranges of the iteration order, NOTE: [fused rows] in
+# _evaluate.py) runs inside the pass: the iteration space (each row) is cut
+# into the subtrees of NumPy's pairwise recursion
 # of at most a piece of elements (titer_pw_cut), each thread computes a
 # leaf's values into its own buffer, block by block, and reduces them with
 # the kit's pairwise loop into the leaf's partial; the partials are joined
@@ -120,8 +122,10 @@ cdef struct EvRun:
     # a reduction over everything fused into the pass (reduce_all), else NULL
     const titer_reduce_kit *kit
     bint in_order               # one left fold over the leaves in turn (one thread)
-    const int64_t *leaf_start   # its leaves' first elements, then numel
-    char *partials              # its leaves' partial results
+    const int64_t *leaf_start   # its leaves' first elements in a row, then the row's length
+    int64_t row_len             # elements per reduced row (the rows: consecutive ranges)
+    int64_t per_row             # leaves per row
+    char *partials              # its leaves' partial results (in order: its rows')
     int reduce_fpe              # C fenv flags of the reduction's own loops
 
 cdef extern from *:
@@ -301,22 +305,26 @@ cdef void ev_reduce_leaves(const Plan *p, int64_t first, int64_t last, char *scr
     cdef char *values = scratch + ev_registers_bytes(prog)
     cdef int flags[EV_MAX_STEPS]
     cdef int reduce_flags = 0
-    cdef int64_t leaf, begin, end
+    cdef int64_t leaf, row, piece, begin, end
+    cdef char *row_acc
     memset(flags, 0, sizeof(flags))
     feclearexcept(FPE_MASK)
     for leaf in range(first, last):
-        begin = run.leaf_start[leaf]
-        end = run.leaf_start[leaf + 1]
+        row = leaf // run.per_row
+        piece = leaf - row * run.per_row
+        begin = row * run.row_len + run.leaf_start[piece]
+        end = row * run.row_len + run.leaf_start[piece + 1]
         ev_walk(run, p, begin, end, values - begin * prog.result_itemsize, scratch, flags)
+        row_acc = run.partials + row * kit.acc_size
         if not run.in_order:
             kit.pairwise(values, prog.result_itemsize, end - begin,
                          run.partials + leaf * kit.acc_size)
-        elif leaf == 0:                 # the fold starts from the first element
-            kit.load(run.partials, values)
+        elif piece == 0:                # the row's fold starts from its first element
+            kit.load(row_acc, values)
             kit.fold(values + prog.result_itemsize, prog.result_itemsize, end - begin - 1,
-                     run.partials)
+                     row_acc)
         else:
-            kit.fold(values, prog.result_itemsize, end - begin, run.partials)
+            kit.fold(values, prog.result_itemsize, end - begin, row_acc)
         reduce_flags |= titer_take_fp_flags(FPE_MASK)
     ev_merge_flags(run, flags)
     if reduce_flags:
@@ -509,27 +517,35 @@ cdef class EvalPass:
             bits |= self.run.fpe[k]
         return bits
 
-    def reduce_all(self, name, T, bint in_order):
-        """np.<name>.reduce of the program's values over every element in
-        the loop dtype T, fused into the pass (NOTE: [fused reduction]); a
-        reduction NumPy folds `in_order` runs on one thread.  Returns (a 0-d
-        array of T, the reduction's own FP flags), or None where titer has
-        no kit for it.  Call on a plan of the leaves alone (linear)."""
+    @property
+    def perm(self):
+        """The original dims walked fastest first (as TensorIterator.perm)."""
+        return tuple([self.plan.perm[k] for k in range(self.plan.bndim)])
+
+    def reduce_all(self, name, T, bint in_order, int64_t nrows=1):
+        """np.<name>.reduce of the program's values in the loop dtype T over
+        each of `nrows` rows, equal consecutive ranges of the iteration
+        order, fused into the pass (NOTE: [fused reduction]); a reduction
+        NumPy folds `in_order` runs a row's leaves in turn on one thread.
+        Returns (a (nrows,) array of T, the reduction's own FP flags), or
+        None where titer has no kit for it.  Call on a plan of the leaves
+        alone (linear)."""
         cdef const EvProgram *prog = self.program.prog
         cdef const titer_reduce_kit *kit
         cdef titer_team team
-        cdef int64_t numel = self.plan.numel, nleaves, leaf = 0
+        cdef int64_t numel = self.plan.numel, per_row, nleaves, leaf, row, row_len, out_item
         cdef int64_t piece = max(_ev_reduce_piece_bytes // prog.result_itemsize, <int64_t>TITER_PW_BLOCK)
         cdef int64_t stride = prog.result_itemsize
-        cdef int k, status
+        cdef int k, status, nthreads
         cdef char acc[16]
         cdef int64_t *starts = NULL
         cdef char *partials = NULL
+        cdef char *dst
         cdef cnp.ndarray result
         dt = self.program.program.result_dtype
         address = (_KITS.get((name, T.char)) if T == dt
                    else _WIDE_KITS.get((name, dt.char, T.char)))
-        if not address or prog.nsteps == 0 or numel <= 0:
+        if not address or prog.nsteps == 0 or numel <= 0 or nrows <= 0 or numel % nrows:
             return None
         kit = <const titer_reduce_kit *><uintptr_t>address
         for k in range(self.plan.ndim):     # the leaves' values dense, in iteration order
@@ -539,30 +555,41 @@ cdef class EvalPass:
         self.run.stream = False
         self.run.kit = kit
         self.run.in_order = in_order
-        nleaves = titer_pw_cut(0, numel, kit.split, piece, NULL, 0)
-        starts = <int64_t *>alloc_workspace(sizeof(int64_t) * (nleaves + 1))
-        partials = alloc_workspace(kit.acc_size * (1 if in_order else nleaves))
+        row_len = numel // nrows
+        per_row = titer_pw_cut(0, row_len, kit.split, piece, NULL, 0)
+        nleaves = nrows * per_row
+        starts = <int64_t *>alloc_workspace(sizeof(int64_t) * (per_row + 1))
+        partials = alloc_workspace(kit.acc_size * (nrows if in_order else nleaves))
+        result = np.empty(nrows, T)
+        dst = <char *>cnp.PyArray_DATA(result)
+        out_item = result.itemsize
         try:
             if starts == NULL or partials == NULL:
                 raise MemoryError("titer.evaluate: no memory for the partials of this reduction")
-            titer_pw_cut(0, numel, kit.split, piece, starts, 0)
-            starts[nleaves] = numel
+            titer_pw_cut(0, row_len, kit.split, piece, starts, 0)
+            starts[per_row] = row_len
             self.run.leaf_start = starts
+            self.run.row_len = row_len
+            self.run.per_row = per_row
             self.run.partials = partials
+            # (a row folded in order stays on one thread: one leaf a row, or one thread)
+            nthreads = (1 if (in_order and per_row > 1) or numel < _grain_size
+                        else requested_threads())
             with nogil:
-                titer_team_open(&team, 1 if in_order or numel < _grain_size
-                                else requested_threads(), work_units(numel, _grain_size))
+                titer_team_open(&team, nthreads, work_units(numel, _grain_size))
                 status = run_pieces_staged(ev_reduce_leaves, &self.plan, nleaves, &team,
                                            ev_registers_bytes(prog) + piece * prog.result_itemsize)
             if status < 0:
                 raise MemoryError("titer.evaluate: no memory for the blocks of this call")
             _raise_loop_error()
-            if in_order:
-                memcpy(acc, partials, kit.acc_size)
-            else:
-                titer_pw_join(kit, partials, numel, kit.split, piece, &leaf, acc)
-            result = np.empty((), T)
-            kit.store(<char *>cnp.PyArray_DATA(result), acc)
+            for row in range(nrows):
+                if in_order:
+                    memcpy(acc, partials + row * kit.acc_size, kit.acc_size)
+                else:
+                    leaf = 0
+                    titer_pw_join(kit, partials + row * per_row * kit.acc_size, row_len,
+                                  kit.split, piece, &leaf, acc)
+                kit.store(dst + row * out_item, acc)
         finally:
             self.run.kit = NULL
             self.run.leaf_start = NULL
