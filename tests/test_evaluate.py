@@ -612,6 +612,25 @@ def test_fused_row_reductions_match_composed(small_leaves, threads, monkeypatch)
                                       np.empty(30, np.float32)))
 
 
+def test_reduction_out_of_the_wrong_shape_is_refused():
+    """NumPy's ValueError for an out= of the wrong shape or read-only, over
+    everything and along rows, with out= untouched (a shape that the result
+    broadcasts to is wrong too)."""
+    a = np.ones((4, 1000))
+    for expr, shapes in [("sum(a * 2)", [(3,), (2, 4), (4,)]),
+                         ("sum(a * 2, axis=1)", [(3,), (2, 4), ()]),
+                         ("max(a * 2, axis=(0, 1))", [(1,)])]:
+        for shape in shapes:
+            out = np.zeros(shape)
+            with pytest.raises(ValueError, match="wrong shape"):
+                titer.evaluate(expr, {"a": a}, out=out)
+            assert not out.any()
+    frozen = np.zeros(4)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        titer.evaluate("sum(a * 2, axis=1)", {"a": a}, out=frozen)
+
+
 def test_fused_reduction_reports_its_flags_after_the_programs():
     a = np.full(40000, 1e308)
     a[5] = -1.0

@@ -294,7 +294,8 @@ cdef inline int64_t ev_registers_bytes(const EvProgram *prog) noexcept nogil:
     return (prog.scratch_bytes + 63) // 64 * 64
 
 
-cdef void ev_reduce_leaves(const Plan *p, int64_t first, int64_t last, char *scratch) noexcept nogil:
+cdef void ev_reduce_leaves(const Plan *p, int64_t first, int64_t last,
+                           char *scratch) noexcept nogil:
     """Leaves [first, last) of a fused reduction (NOTE: [fused reduction]):
     each leaf's values into this thread's buffer (after its registers), then
     the kit's pairwise loop over them into the leaf's partial -- or, for a
@@ -534,7 +535,8 @@ cdef class EvalPass:
         cdef const titer_reduce_kit *kit
         cdef titer_team team
         cdef int64_t numel = self.plan.numel, per_row, nleaves, leaf, row, row_len, out_item
-        cdef int64_t piece = max(_ev_reduce_piece_bytes // prog.result_itemsize, <int64_t>TITER_PW_BLOCK)
+        cdef int64_t piece = max(_ev_reduce_piece_bytes // prog.result_itemsize,
+                                 <int64_t>TITER_PW_BLOCK)
         cdef int64_t stride = prog.result_itemsize
         cdef int k, status, nthreads
         cdef char acc[16]

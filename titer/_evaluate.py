@@ -435,6 +435,9 @@ def _reduce_fused(tree, compiled, program, leaves, consts, shape, axes, out):
     None where the order, the dtypes or the layout do not allow it."""
     ufunc = _frontend.ufunc_for(tree.op)
     T = _frontend.reduction_loop_dtype(ufunc, program.result_dtype, None, None)
+    if out is not None:     # NumPy's checks of out=, before anything runs
+        _frontend.check_reduction_out(tree.op, out.shape, _frontend.reduction_shape(
+            shape, axes, False), out.flags.writeable)
     if not _fusable(tree.op, program.result_dtype) or (
             out is not None
             and _frontend.reduction_loop_dtype(ufunc, program.result_dtype, None, out.dtype) != T):

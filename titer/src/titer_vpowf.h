@@ -163,7 +163,8 @@ TITER_FAST_INLINE titer_v16f titer_vpowf16(titer_v16f x, titer_v16f y) {
                              TITER_AT_SCALAR_X, TITER_AT_Y_ARRAY)            \
     } else {                                                                 \
         for (int64_t i = 0; i < n; i++)                                      \
-            *(float *)(o + i * so) = KERNEL(*(const float *)(x + i * sx), *(const float *)(y + i * sy)); \
+            *(float *)(o + i * so) = KERNEL(*(const float *)(x + i * sx),              \
+                                            *(const float *)(y + i * sy));             \
     }
 #endif
 #endif
