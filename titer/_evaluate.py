@@ -399,13 +399,14 @@ def _reduce(expr, tree, names, values, types, out, casting):
         else:
             x = _result_value(program, values)
         return _core.reduce(tree.op, x, tree.axis, None, out)
+    leaves = [_native(values[name]) for name in program.leaves]
     try:
         consts = _constants(program, values)
-        _core.EvalPass(compiled, None, [_native(values[name]) for name in program.leaves],
-                       consts, True)      # converts the constants: NumPy's OverflowError
+        # (converts the constants: NumPy's OverflowError; the plan of the
+        # leaves alone, a fused reduction's)
+        linear = _core.EvalPass(compiled, None, list(leaves), consts, True)
     except OverflowError:
         return _core.reduce(tree.op, _compose(tree.arg, values, casting), tree.axis, None, out)
-    leaves = [_native(values[name]) for name in program.leaves]
     shape = np.broadcast_shapes(*[x.shape for x in leaves])
     axes = _frontend.normalize_axes(tree.axis, len(shape))
     kept = [d for d in range(len(shape)) if d not in axes and shape[d] > 1]
@@ -415,7 +416,7 @@ def _reduce(expr, tree, names, values, types, out, casting):
         numel *= n
     if numel == 0:          # intermediates of the operands' own shapes may warn
         return _core.reduce(tree.op, _compose(tree.arg, values, casting), tree.axis, None, out)
-    fused = _reduce_fused(tree, compiled, program, leaves, consts, shape, axes, out)
+    fused = _reduce_fused(tree, compiled, program, linear, shape, axes, out)
     if fused is not None:
         return fused
     if kept:
@@ -426,8 +427,9 @@ def _reduce(expr, tree, names, values, types, out, casting):
     return _core.reduce(tree.op, run.out, tree.axis, None, out)
 
 
-def _reduce_fused(tree, compiled, program, leaves, consts, shape, axes, out):
-    """The reduction inside the pass (EvalPass.reduce_all), in out= or as
+def _reduce_fused(tree, compiled, program, run, shape, axes, out):
+    """The reduction inside the pass `run` (EvalPass.reduce_all on the plan
+    of the leaves alone), in out= or as
     NumPy returns it: over everything, or over rows where the reduced axes
     are the iteration's fastest (each result element then reduces a range
     of the iteration order, as the composed reduction of the expression in
@@ -442,7 +444,6 @@ def _reduce_fused(tree, compiled, program, leaves, consts, shape, axes, out):
             out is not None
             and _frontend.reduction_loop_dtype(ufunc, program.result_dtype, None, out.dtype) != T):
         return None     # (an out= changing the loop: NumPy casts as it reduces, in buffers)
-    run = _core.EvalPass(compiled, None, leaves, consts, True)
     reduced = {d for d in axes if shape[d] > 1}
     order = [d for d in run.perm if shape[d] > 1]           # fastest first
     kept = order[len(reduced):]

@@ -189,11 +189,11 @@ _FAST_PATHS.update({name: {c + c + "->" + c: name + "_" + c for c in INTS[2:]}
 # titer's own path too, within 1 ULP: at AVX-512 by tables in registers
 # (titer_vpowf.h, _codegen._VECTOR_FORMS2; 1.10 ns an element in its loop,
 # one thread, 2^20 elements, against 1.48 for _ZGVeN16vv_powf), below it
-# titer_fast_powerf, 1.25x as fast as the vector libm's (1.18 against 1.48).  Float32 tanh, cosh and expm1 too
-# (titer_fast_tanhf, titer_fast_coshf, titer_fast_expm1f: one float exp
-# each, and one division for tanh and cosh), within 1 ULP where libmvec's
-# are 3 from the rounded result, and as fast or faster at both levels
-# (benchmarks/RESULTS.md).
+# titer_fast_powerf, 1.25x as fast as the vector libm's (1.18 against
+# 1.48).  Float32 tanh, cosh and expm1 too (titer_fast_tanhf,
+# titer_fast_coshf, titer_fast_expm1f: one float exp each, and one division
+# for tanh and cosh), within 1 ULP where libmvec's are 3 from the rounded
+# result, and as fast or faster at both levels (benchmarks/RESULTS.md).
 _VECTOR_LIBM = {"exp": "exp", "exp2": "exp2", "expm1": "expm1", "log": "log", "log2": "log2",
                 "log10": "log10", "log1p": "log1p", "sin": "sin", "cos": "cos", "tan": "tan",
                 "arcsin": "asin", "arccos": "acos", "arctan": "atan", "sinh": "sinh",

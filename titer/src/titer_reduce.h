@@ -306,6 +306,10 @@ static inline void titer_leaf_value(const titer_reduction *r, const titer_leaves
  * tree of titer_pw_cut over n elements. */
 static void titer_pw_combine(const titer_reduction *r, const titer_leaves *g, const char *base,
                              const char *partials, int64_t n, int64_t *leaf, void *acc) {
+    if (partials) {
+        titer_pw_join(r->kit, partials, n, g->split, TITER_RED_PIECE, leaf, acc);
+        return;
+    }
     if (n <= TITER_RED_PIECE) {
         titer_leaf_value(r, g, base, partials, (*leaf)++, acc);
         return;
