@@ -131,8 +131,10 @@ def test_each_level_builds_its_own_fast_path_loops():
 
 def _fused_loop_names():
     """The loops built to fuse multiply-adds: where NumPy's loops fuse
-    (titer_muladd and its users) and the fast paths built on exact FMA."""
-    from titer import _codegen
+    (titer_muladd and its users), the fast paths built on exact FMA, and
+    the reduction kits' outer rows, which run the op's elementwise kernel
+    as NumPy's do (_codegen_reduce: ROWCOMB)."""
+    from titer import _codegen, _codegen_reduce
     names = set()
     for op in _ops.OPS:
         for sig in op.types:
@@ -142,6 +144,8 @@ def _fused_loop_names():
             if fused or (fast and fast[1] in _codegen._FMA_FAST):
                 names |= {_codegen.loop_name(op, sig), _codegen.core_loop_name(op, sig),
                           _codegen.masked_loop_name(op, sig), _codegen.own_loop_name(op, sig)}
+            if fused and sig in _codegen_reduce.reducible_signatures(op):
+                names.add(_codegen_reduce.kit_name(op, sig) + "_outer")
     return names
 
 

@@ -146,6 +146,24 @@ def test_sizes_around_blocks_and_grain(name, char):
                             name, char)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_outer_rows_are_numpys_elementwise_loop(threads):
+    """Kept dim fastest: NumPy multiplies each row in with the op's
+    elementwise loop (out= its first input), which fuses a complex
+    product's multiply-adds where its reduce loop does not; the bits are
+    NumPy's (they were within an ULP before)."""
+    rng = np.random.default_rng(31)
+    z = (rng.standard_normal((200, 70)) + 1j * rng.standard_normal((200, 70))) / 1.2
+    cases = [("multiply", z.astype(np.complex64)), ("multiply", z), ("add", z)]
+    with titer.num_threads(threads):
+        for name, x in cases:
+            for view in (x, x[::2, ::3], x[:, 5:]):
+                got = titer.reduce(name, view, 0)
+                want = getattr(np, name).reduce(view, axis=0)
+                assert got.dtype == want.dtype
+                assert got.tobytes() == want.tobytes(), (name, x.dtype, view.strides)
+
+
 def test_outer_layout_sizes():
     """Kept dim fastest: tiles of outputs and chunks of rows at their edges."""
     rng = np.random.default_rng(3)

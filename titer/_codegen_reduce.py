@@ -30,7 +30,11 @@ TARGET = os.path.join(HERE, "src", "titer_reduce_generated.h")
 HALF_IN_FLOAT = {"add": "a + b", "multiply": "a * b"}
 # NumPy's reduce and accumulate loops multiply complex numbers with separate
 # products and sums (its contiguous elementwise loop fuses them: titer_cmul);
-# the subtraction as titer_scalar.h's NOTE [no fused complex lanes].
+# the subtraction as titer_scalar.h's NOTE [no fused complex lanes].  An
+# outer layout's rows are NumPy's elementwise loop (acc = acc op row, out= the
+# first input): the op's own kernel there (ROWCOMB), fused as that loop is.
+# (float16 sums and products stay in float on every layout, where NumPy's
+# rows round to half: tests/test_reduce.py's reference.)
 UNFUSED_COMB = {("multiply", "F"): "titer_cmake(a.re * b.re + a.im * titer_neg(b.im), "
                                    "a.re * b.im + a.im * b.re)"}
 UNFUSED_COMB[("multiply", "D")] = UNFUSED_COMB[("multiply", "F")]
@@ -57,6 +61,7 @@ def kit_name(op, sig):
 KIT_TEMPLATE = r"""
 TITER_INLINE {A} {N}_load({T} v) {{ return {LOAD}; }}
 TITER_INLINE {A} {N}_comb({A} a, {A} b) {{ return {COMB}; }}
+TITER_INLINE {A} {N}_rowcomb({A} a, {A} b) {{ return {ROWCOMB}; }}
 TITER_INLINE {O} {N}_store({A} a) {{ return {STORE}; }}
 
 /* Pairwise: {NACC} accumulators over runs of up to {BLOCK} elements, halves
@@ -140,13 +145,13 @@ static void {N}_outer(const char *base, int64_t es, int64_t w, const titer_rdims
             if (contig) {{
                 const {T} *x = (const {T} *)row;
                 if (t == 0) for (int64_t k = 0; k < w; k++) leaf[k] = {N}_load(x[k]);
-                else for (int64_t k = 0; k < w; k++) leaf[k] = {N}_comb(leaf[k], {N}_load(x[k]));
+                else for (int64_t k = 0; k < w; k++) leaf[k] = {N}_rowcomb(leaf[k], {N}_load(x[k]));
             }} else {{
                 if (t == 0)
                     for (int64_t k = 0; k < w; k++) leaf[k] = {N}_load(*(const {T} *)(row + k * es));
                 else
                     for (int64_t k = 0; k < w; k++)
-                        leaf[k] = {N}_comb(leaf[k], {N}_load(*(const {T} *)(row + k * es)));
+                        leaf[k] = {N}_rowcomb(leaf[k], {N}_load(*(const {T} *)(row + k * es)));
             }}
             row = titer_rdims_next(rd, row, idx);
         }}
@@ -397,7 +402,8 @@ def emit_kit(op, sig):
     size = np.dtype(char).itemsize
     fields = leaf_fields(kit_name(op, sig), nacc, numeric)
     fields.update(T=t, A=a, O=t, LOAD=load, COMB=comb, STORE=store, K=kernel,
-                  LOADO="%s_load(*(const %s *)x)" % (fields["N"], t))
+                  LOADO="%s_load(*(const %s *)x)" % (fields["N"], t),
+                  ROWCOMB=comb if a != t else "%s(a, b)" % kernel)
     fields["SCOMB"] = UNFUSED_COMB.get((op.name, char), kernel + "(a, b)")
     fields["SCAN"] = SCAN_TEMPLATE.format(**fields)
     if not vectors:
@@ -445,6 +451,7 @@ def emit_wide_kit(op, c, out):
     fields = leaf_fields(wide_kit_name(op, c, out), 8 if numeric else 64, numeric)
     fields.update(T=t, A=a, O=a, LOAD="(%s)v" % a, STORE="a", LOADO="*(const %s *)x" % a,
                   COMB="%s(a, b)" % codegen.kernel_name(op, out * 2 + "->" + out))
+    fields["ROWCOMB"] = fields["COMB"]
     fields["SCAN"] = WIDE_SCAN_TEMPLATE.format(**fields)
     return KIT_TEMPLATE.format(**fields)
 

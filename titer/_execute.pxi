@@ -356,10 +356,29 @@ cdef int fpe_bits(int flags) noexcept:
             | (4 if flags & FE_UNDERFLOW else 0) | (8 if flags & FE_INVALID else 0))
 
 
+cdef dict _fpe_sink = None      # collect_fpe's: flags per op name, reported later
+
+
+def collect_fpe(fn, *args):
+    """(fn(*args), {op name: FP flags}): the flags titer would have acted on
+    during fn gathered instead, for a caller that reports them in the order
+    the composed calls would (titer.evaluate's slabs)."""
+    global _fpe_sink
+    outer = _fpe_sink
+    sink = _fpe_sink = {}
+    try:
+        return fn(*args), sink
+    finally:
+        _fpe_sink = outer
+
+
 def _report_fpe(int bits, str name):
     """Act on FP flags the way a NumPy ufunc does, under np.errstate."""
     if not bits:
         return                  # (np.geterr costs ~0.6 us)
+    if _fpe_sink is not None:
+        _fpe_sink[name] = _fpe_sink.get(name, 0) | bits
+        return
     errs = np.geterr()
     for key, bit, text in _FPE_KINDS:
         if not bits & bit:
