@@ -11,7 +11,9 @@ best of several calls, and prints the times and the ratios x NumPy (above
 array operands once and writing the result once at this machine's copy
 bandwidth (a 2^24-element float32 array copied by titer.copy on 2 threads,
 non-temporal stores, measured in the same run), and "%bw" that time as a
-fraction of titer's 2-thread time (100%: at the copy bandwidth).  A last row
+fraction of titer's 2-thread time (100%: at the copy bandwidth).  Besides
+the issue's cases, two reductions that keep an axis of a square float32
+array (axis 0: titer's fused columns, axis 1: its fused rows).  A last row
 times a repeated 1-element evaluate.
 """
 import argparse
@@ -65,6 +67,10 @@ def cases(n):
     out.append(("f32+f64", "2*a + 3*b", mixed,
                 lambda e, o=None: np.add(2 * e["a"], 3 * e["b"], out=o)))
     out.append(("f32 bcast", "a*b + 1", bcast, lambda e, o=None: np.add(e["a"] * e["b"], 1, out=o)))
+    grid = dict(a=bcast["a"], b=rng.standard_normal((side, side)).astype(np.float32))
+    for axis in (0, 1):         # reductions keeping an axis: fused columns, fused rows
+        out.append(("f32 2-d", "sum(a*b, axis=%d)" % axis, grid,
+                    lambda e, o=None, axis=axis: np.sum(e["a"] * e["b"], axis=axis, out=o)))
     return out
 
 

@@ -612,6 +612,85 @@ def test_fused_row_reductions_match_composed(small_leaves, threads, monkeypatch)
                                       np.empty(30, np.float32)))
 
 
+@pytest.fixture
+def small_column_tiles():
+    """NOTE: [fused columns] with tiles of 256 bytes and threads on rows of
+    64 bytes: many tiles, split between threads."""
+    from titer import _core
+    old_tile = _core._set_evaluate_column_tile_bytes(256)
+    old_run = _core._set_evaluate_column_run_bytes(64)
+    yield
+    _core._set_evaluate_column_tile_bytes(old_tile)
+    _core._set_evaluate_column_run_bytes(old_run)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_fused_column_reductions_match_composed(small_column_tiles, threads, monkeypatch):
+    """A reduction over the iteration's slowest axes runs inside the pass
+    (NOTE: [fused columns]), each column a fold in order as NumPy's: C and
+    Fortran layouts, two reduced axes, a transposed leaf, a broadcast one,
+    unit dims reduced and kept, NaNs, signed zeros, integer sums in their
+    wider loop, complex ones, bool, out=; values (bits for the float folds),
+    warnings in order, dtype, shape and layout are the composed
+    reduction's.  (float16 sums and products, which titer.reduce keeps in
+    float, stay in slabs: the last lines.)"""
+    from titer import _evaluate
+    assert _evaluate._FUSED_COLUMNS_MIN <= 40
+
+    def no_slabs(*args):
+        raise AssertionError("materialized in slabs")
+    monkeypatch.setattr(_evaluate, "_reduce_slabs", no_slabs)
+    rng = np.random.default_rng(22)
+    c = rng.standard_normal((300, 700)) * 1e300        # overflows in the sums
+    c[5, 3] = c[9, 4] = np.nan
+    c[:, 10] = -0.0
+    f = np.asfortranarray(rng.standard_normal((600, 50))).astype(np.float32)
+    three = rng.standard_normal((6, 7, 90))
+    t = rng.standard_normal((500, 3, 40)).transpose(1, 0, 2)
+    u = rng.standard_normal((1, 900))
+    u[0, :3] = -0.0
+    i = rng.integers(-100, 100, (90, 515)).astype(np.int8)
+    h = (rng.standard_normal((70, 333)) * 100).astype(np.float16)
+    z = (rng.standard_normal((60, 400)) / 9 + 1 + 1j * rng.standard_normal((60, 400))).astype(
+        np.complex64)
+    q = rng.random((50, 300)) < 0.5
+    row = rng.standard_normal(700)
+    cases = [("%s(c * row, axis=0)", c, row, 0), ("%s(f * 2, axis=1)", f, None, 1),
+             ("%s(three * three, axis=(0, 1))", three, three, (0, 1)),
+             ("%s(t + 1, axis=1)", t, None, 1), ("%s(u * u, axis=0)", u, u, 0),
+             ("%s(i * i, axis=0)", i, i, 0),
+             ("%s(z * z, axis=0)", z, z, 0), ("%s(q & q, axis=0)", q, q, 0)]
+    env = dict(c=c, f=f, three=three, t=t, u=u, i=i, h=h, z=z, q=q, row=row)
+    ops = {"*": "multiply", "+": "add", "&": "bitwise_and"}
+    with titer.num_threads(threads):
+        for expr, x, y, axis in cases:
+            op = expr.split("(")[1].split()[1]
+            tmp = (lambda: titer_call(ops[op], x, 2 if y is None and op == "*"
+                                      else 1 if y is None else y))
+            for kind, name in [("sum", "add"), ("max", "maximum"), ("min", "minimum"),
+                               ("prod", "multiply")]:
+                got, caught = ordered_warnings(lambda: titer.evaluate(expr % kind, env))
+                want, expected = ordered_warnings(lambda: titer.reduce(name, tmp(), axis))
+                assert caught == expected, expr % kind
+                assert_same(got, want)
+                if got.dtype.kind == "f":       # the folds' bits, signed zeros and all
+                    assert got.tobytes() == want.tobytes(), expr % kind
+                assert got.strides == want.strides, (expr % kind, got.strides, want.strides)
+        out = np.empty(700)
+        titer.evaluate("sum(c * row, axis=0)", env, out=out)
+        assert out.tobytes() == titer.reduce("add", titer_call("multiply", c, row), 0).tobytes()
+        assert titer.evaluate("sum(u * u, axis=0)", env).tobytes() == (u * u)[0].tobytes()
+        assert_same(titer.evaluate("max(h * h, axis=0)", env),
+                    titer.reduce("maximum", titer_call("multiply", h, h), 0))
+    monkeypatch.undo()
+    with titer.num_threads(threads):
+        for kind, name in [("sum", "add"), ("prod", "multiply")]:
+            got = ordered_warnings(lambda: titer.evaluate("%s(h * h, axis=0)" % kind, env))
+            want = ordered_warnings(lambda: titer.reduce(name, titer_call("multiply", h, h), 0))
+            assert got[1] == want[1]
+            assert got[0].tobytes() == want[0].tobytes()
+
+
 def test_reduction_out_of_the_wrong_shape_is_refused():
     """NumPy's ValueError for an out= of the wrong shape or read-only, over
     everything and along rows, with out= untouched (a shape that the result
@@ -680,6 +759,15 @@ def test_reduction_with_out_and_slabs(monkeypatch):
     titer.evaluate("sum(a * 2, axis=1)", out=out)
     assert_same(out, titer.reduce("add", titer_call("multiply", a, 2), 1, None,
                                   np.empty((40, 20), np.float32)))
+    big = np.full((40, 30, 20), 1e308)
+    big[3, 4, 5] = -1.0
+    expr = "sum(fmin(sqrt(big), 0) + big, axis=(0, 2))"      # slabs along dim 1
+    got = ordered_warnings(lambda: titer.evaluate(expr, {"big": big}))
+    want = ordered_warnings(lambda: titer.reduce("add", titer_call("add", titer_call(
+        "fmin", titer_call("sqrt", big), 0), big), (0, 2)))
+    assert got[1] == want[1] == ["invalid value encountered in sqrt",
+                                 "overflow encountered in reduce"]
+    assert_same(got[0], want[0])
     with pytest.raises(ValueError):
         titer.evaluate("sum(a, axis=1)", out=np.empty((3, 3)))
     with pytest.raises(np.exceptions.AxisError):

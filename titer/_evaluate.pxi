@@ -68,6 +68,27 @@ def _set_evaluate_scratch_bytes(int64_t n):
 cdef int64_t _ev_reduce_piece_bytes = 128 * 1024
 
 
+# NOTE: [fused columns] in _evaluate.py: a tile's values per reduced index
+cdef int64_t _ev_column_tile_bytes = 32 * 1024
+cdef int64_t _ev_column_run_bytes = 2048
+
+
+def _set_evaluate_column_run_bytes(int64_t n):
+    """Benchmarks: the least bytes of a row each thread of a fused reduction
+    over the slowest dims reads; returns the old value."""
+    global _ev_column_run_bytes
+    old, _ev_column_run_bytes = _ev_column_run_bytes, n
+    return old
+
+
+def _set_evaluate_column_tile_bytes(int64_t n):
+    """Benchmarks: bytes of values per column tile of a fused reduction over
+    the slowest dims; returns the old value."""
+    global _ev_column_tile_bytes
+    old, _ev_column_tile_bytes = _ev_column_tile_bytes, n
+    return old
+
+
 def _set_evaluate_reduce_piece_bytes(int64_t n):
     """Benchmarks: bytes of values per leaf of a fused reduction; returns
     the old value."""
@@ -127,6 +148,15 @@ cdef struct EvRun:
     int64_t per_row             # leaves per row
     char *partials              # its leaves' partial results (in order: its rows')
     int reduce_fpe              # C fenv flags of the reduction's own loops
+    # a reduction over the iteration's slowest dims (reduce_columns), else NULL
+    titer_loop1d fold_loop      # the op's T,T->T loop: acc = acc op value
+    titer_cast_fn fold_cast     # the result dtype -> T (the first values: into acc)
+    titer_cast_fn fold_widen    # the result dtype -> T for the fold, or NULL (same dtype)
+    int fold_itemsize           # T's
+    int64_t ncols               # kept elements: consecutive, fastest in the iteration
+    int64_t nred                # reduced elements per column
+    int64_t tile                # columns per unit of work
+    char *acc                   # the (ncols,) accumulators of T
 
 cdef extern from *:
     """
@@ -327,6 +357,50 @@ cdef void ev_reduce_leaves(const Plan *p, int64_t first, int64_t last,
         else:
             kit.fold(values, prog.result_itemsize, end - begin, row_acc)
         reduce_flags |= titer_take_fp_flags(FPE_MASK)
+    ev_merge_flags(run, flags)
+    if reduce_flags:
+        titer_ev_or_flags(&run.reduce_fpe, reduce_flags)
+
+
+cdef void ev_reduce_columns(const Plan *p, int64_t first, int64_t last,
+                            char *scratch) noexcept nogil:
+    """Column tiles [first, last) of a reduction over the iteration's slowest
+    dims (NOTE: [fused columns] in _evaluate.py): for each reduced index in
+    turn, the tile's values of that row into this thread's buffer, folded
+    into the tile's accumulators by the op's own loop -- each column a left
+    fold in iteration order, as NumPy's reduction of this layout runs."""
+    cdef EvRun *run = <EvRun *>p.user_ctx
+    cdef const EvProgram *prog = run.prog
+    cdef int64_t item = prog.result_itemsize, titem = run.fold_itemsize
+    cdef char *values = scratch + ev_registers_bytes(prog)
+    cdef char *widened = values + (run.tile * item + 63) // 64 * 64
+    cdef int flags[EV_MAX_STEPS]
+    cdef int reduce_flags = 0
+    cdef int64_t unit, r, c0, n, begin
+    cdef char *data[3]
+    cdef int64_t strides[3]
+    memset(flags, 0, sizeof(flags))
+    feclearexcept(FPE_MASK)
+    strides[0] = titem
+    strides[1] = titem
+    strides[2] = titem
+    for unit in range(first, last):
+        c0 = unit * run.tile
+        n = min(run.tile, run.ncols - c0)
+        data[0] = run.acc + c0 * titem
+        data[1] = data[0]
+        data[2] = values
+        for r in range(run.nred):
+            begin = r * run.ncols + c0
+            ev_walk(run, p, begin, begin + n, values - begin * item, scratch, flags)
+            if r == 0:                  # each column's fold starts from its first value
+                run.fold_cast(values, item, data[0], titem, n)
+                continue
+            if run.fold_widen != NULL:
+                run.fold_widen(values, item, widened, titem, n)
+                data[2] = widened
+            run.fold_loop(data, strides, n)
+            reduce_flags |= titer_take_fp_flags(FPE_MASK)
     ev_merge_flags(run, flags)
     if reduce_flags:
         titer_ev_or_flags(&run.reduce_fpe, reduce_flags)
@@ -598,6 +672,71 @@ cdef class EvalPass:
             self.run.partials = NULL
             free(starts)
             free(partials)
+        bits = fpe_bits(self.run.reduce_fpe)
+        if name in _QUIET_INVALID:
+            bits &= ~8
+        return result, bits
+
+    def reduce_columns(self, name, T, int64_t ncols):
+        """np.<name>.reduce of the program's values in the loop dtype T where
+        the reduced dims are the iteration's slowest: the values are rows of
+        `ncols` kept elements, one row per reduced index, and each column
+        folds its rows in order (NOTE: [fused columns] in _evaluate.py).
+        Returns (a (ncols,) array of T, the reduction's own FP flags), or
+        None where titer has no loop for it.  Call on a plan of the leaves
+        alone (linear)."""
+        cdef const EvProgram *prog = self.program.prog
+        cdef titer_team team
+        cdef int64_t numel = self.plan.numel, tile, units, titem
+        cdef int64_t stride = prog.result_itemsize
+        cdef size_t scratch
+        cdef int k, status, nthreads, result_code, fold_code
+        cdef OpEntry entry
+        cdef cnp.ndarray result
+        dt = self.program.program.result_dtype
+        entry = _OPS_BY_NAME[name]
+        address = entry.loops.get("%s%s->%s" % (T.char, T.char, T.char))
+        if not address or prog.nsteps == 0 or ncols <= 0 or numel <= 0 or numel % ncols:
+            return None
+        for k in range(self.plan.ndim):     # the values of a row dense, in iteration order
+            self.run.out_stride[k] = stride
+            stride *= self.plan.shape[k]
+        result = np.empty(ncols, T)
+        result_code = dtype_code(dt)
+        fold_code = dtype_code(result.descr)
+        self.run.out_cast = NULL
+        self.run.stream = False
+        self.run.fold_loop = <titer_loop1d><uintptr_t>address
+        self.run.fold_cast = CAST_TABLE[result_code][fold_code]
+        self.run.fold_widen = NULL if fold_code == result_code else self.run.fold_cast
+        titem = result.itemsize
+        self.run.fold_itemsize = <int>titem
+        self.run.ncols = ncols
+        self.run.nred = numel // ncols
+        self.run.acc = <char *>cnp.PyArray_DATA(result)
+        # threads where each reads runs of at least _ev_column_run_bytes of a row (the
+        # prefetchers lose shorter ones: NOTE [fused columns]); tiles of about
+        # _ev_column_tile_bytes of values, every thread one at least, on 64-byte
+        # multiples of the accumulators (threads off each other's lines)
+        nthreads = 1 if numel < _grain_size else min(
+            requested_threads(), max(ncols * prog.result_itemsize // _ev_column_run_bytes, 1))
+        tile = max(_ev_column_tile_bytes // prog.result_itemsize, 1)
+        tile = min(tile, (ncols + nthreads - 1) // nthreads)
+        tile = (tile * titem + 63) // 64 * 64 // titem
+        self.run.tile = tile
+        units = (ncols + tile - 1) // tile
+        scratch = <size_t>(ev_registers_bytes(prog) + (tile * prog.result_itemsize + 63) // 64 * 64
+                           + tile * titem)
+        try:
+            with nogil:
+                titer_team_open(&team, nthreads, work_units(numel, _grain_size))
+                status = run_pieces_staged(ev_reduce_columns, &self.plan, units, &team, scratch)
+            if status < 0:
+                raise MemoryError("titer.evaluate: no memory for the blocks of this call")
+            _raise_loop_error()
+        finally:
+            self.run.fold_loop = NULL
+            self.run.acc = NULL
         bits = fpe_bits(self.run.reduce_fpe)
         if name in _QUIET_INVALID:
             bits &= ~8
