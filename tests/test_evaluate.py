@@ -627,8 +627,9 @@ def small_column_tiles():
 @pytest.mark.parametrize("threads", [1, 2])
 def test_fused_column_reductions_match_composed(small_column_tiles, threads, monkeypatch):
     """A reduction over the iteration's slowest axes runs inside the pass
-    (NOTE: [fused columns]), each column a fold in order as NumPy's: C and
-    Fortran layouts, two reduced axes, a transposed leaf, a broadcast one,
+    after kept ones (NOTE: [fused columns]), each column a fold in order as
+    NumPy's: C and Fortran layouts, two reduced axes, middle axes (batches
+    of columns), a transposed leaf, a broadcast one,
     unit dims reduced and kept, NaNs, signed zeros, integer sums in their
     wider loop, complex ones, bool, out=; values (bits for the float folds),
     warnings in order, dtype, shape and layout are the composed
@@ -654,13 +655,17 @@ def test_fused_column_reductions_match_composed(small_column_tiles, threads, mon
     z = (rng.standard_normal((60, 400)) / 9 + 1 + 1j * rng.standard_normal((60, 400))).astype(
         np.complex64)
     q = rng.random((50, 300)) < 0.5
+    m = rng.standard_normal((40, 30, 50))             # batches of 50 columns
+    m[7, :, 3] = -0.0
+    mf = np.asfortranarray(rng.standard_normal((9, 20, 11, 6))).astype(np.float32)
     row = rng.standard_normal(700)
     cases = [("%s(c * row, axis=0)", c, row, 0), ("%s(f * 2, axis=1)", f, None, 1),
              ("%s(three * three, axis=(0, 1))", three, three, (0, 1)),
              ("%s(t + 1, axis=1)", t, None, 1), ("%s(u * u, axis=0)", u, u, 0),
              ("%s(i * i, axis=0)", i, i, 0),
-             ("%s(z * z, axis=0)", z, z, 0), ("%s(q & q, axis=0)", q, q, 0)]
-    env = dict(c=c, f=f, three=three, t=t, u=u, i=i, h=h, z=z, q=q, row=row)
+             ("%s(z * z, axis=0)", z, z, 0), ("%s(q & q, axis=0)", q, q, 0),
+             ("%s(m * m, axis=1)", m, m, 1), ("%s(mf + 1, axis=(1, 2))", mf, None, (1, 2))]
+    env = dict(c=c, f=f, three=three, t=t, u=u, i=i, h=h, z=z, q=q, m=m, mf=mf, row=row)
     ops = {"*": "multiply", "+": "add", "&": "bitwise_and"}
     with titer.num_threads(threads):
         for expr, x, y, axis in cases:

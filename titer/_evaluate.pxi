@@ -153,10 +153,13 @@ cdef struct EvRun:
     titer_cast_fn fold_cast     # the result dtype -> T (the first values: into acc)
     titer_cast_fn fold_widen    # the result dtype -> T for the fold, or NULL (same dtype)
     int fold_itemsize           # T's
-    int64_t ncols               # kept elements: consecutive, fastest in the iteration
+    bint fold_from_start        # each column starts from fold_start (the op's identity,
+    char fold_start[16]         # as NumPy's: 0 + -0.0 is +0.0), else from its first value
+    int64_t ncols               # kept elements faster than the reduced dims, consecutive
     int64_t nred                # reduced elements per column
     int64_t tile                # columns per unit of work
-    char *acc                   # the (ncols,) accumulators of T
+    int64_t ntiles              # units per batch (the kept elements slower than the reduced)
+    char *acc                   # the (nbatch, ncols) accumulators of T
 
 cdef extern from *:
     """
@@ -364,11 +367,12 @@ cdef void ev_reduce_leaves(const Plan *p, int64_t first, int64_t last,
 
 cdef void ev_reduce_columns(const Plan *p, int64_t first, int64_t last,
                             char *scratch) noexcept nogil:
-    """Column tiles [first, last) of a reduction over the iteration's slowest
-    dims (NOTE: [fused columns] in _evaluate.py): for each reduced index in
-    turn, the tile's values of that row into this thread's buffer, folded
-    into the tile's accumulators by the op's own loop -- each column a left
-    fold in iteration order, as NumPy's reduction of this layout runs."""
+    """Column tiles [first, last) of a reduction over dims slower than the
+    kept ones it folds (NOTE: [fused columns] in _evaluate.py), batch after
+    batch of the kept dims slower still: for each reduced index in turn, the
+    tile's values of that row into this thread's buffer, folded into the
+    tile's accumulators by the op's own loop -- each column a left fold in
+    iteration order, as NumPy's reduction of this layout runs."""
     cdef EvRun *run = <EvRun *>p.user_ctx
     cdef const EvProgram *prog = run.prog
     cdef int64_t item = prog.result_itemsize, titem = run.fold_itemsize
@@ -376,7 +380,7 @@ cdef void ev_reduce_columns(const Plan *p, int64_t first, int64_t last,
     cdef char *widened = values + (run.tile * item + 63) // 64 * 64
     cdef int flags[EV_MAX_STEPS]
     cdef int reduce_flags = 0
-    cdef int64_t unit, r, c0, n, begin
+    cdef int64_t unit, r, c0, n, begin, batch, k
     cdef char *data[3]
     cdef int64_t strides[3]
     memset(flags, 0, sizeof(flags))
@@ -385,15 +389,19 @@ cdef void ev_reduce_columns(const Plan *p, int64_t first, int64_t last,
     strides[1] = titem
     strides[2] = titem
     for unit in range(first, last):
-        c0 = unit * run.tile
+        batch = unit // run.ntiles
+        c0 = (unit - batch * run.ntiles) * run.tile
         n = min(run.tile, run.ncols - c0)
-        data[0] = run.acc + c0 * titem
+        data[0] = run.acc + (batch * run.ncols + c0) * titem
         data[1] = data[0]
         data[2] = values
+        if run.fold_from_start:
+            for k in range(n):
+                memcpy(data[0] + k * titem, run.fold_start, titem)
         for r in range(run.nred):
-            begin = r * run.ncols + c0
+            begin = (batch * run.nred + r) * run.ncols + c0
             ev_walk(run, p, begin, begin + n, values - begin * item, scratch, flags)
-            if r == 0:                  # each column's fold starts from its first value
+            if r == 0 and not run.fold_from_start:     # from each column's first value
                 run.fold_cast(values, item, data[0], titem, n)
                 continue
             if run.fold_widen != NULL:
@@ -677,14 +685,15 @@ cdef class EvalPass:
             bits &= ~8
         return result, bits
 
-    def reduce_columns(self, name, T, int64_t ncols):
+    def reduce_columns(self, name, T, int64_t ncols, int64_t nbatch=1):
         """np.<name>.reduce of the program's values in the loop dtype T where
-        the reduced dims are the iteration's slowest: the values are rows of
-        `ncols` kept elements, one row per reduced index, and each column
-        folds its rows in order (NOTE: [fused columns] in _evaluate.py).
-        Returns (a (ncols,) array of T, the reduction's own FP flags), or
-        None where titer has no loop for it.  Call on a plan of the leaves
-        alone (linear)."""
+        the reduced dims are consecutive in the iteration, after `ncols` kept
+        elements and before `nbatch` (the values are, per batch, rows of
+        `ncols`, one row per reduced index) and each column folds its rows in
+        order (NOTE: [fused columns] in _evaluate.py).  Returns (a
+        (nbatch * ncols,) array of T, the reduction's own FP flags), or None
+        where titer has no loop for it.  Call on a plan of the leaves alone
+        (linear)."""
         cdef const EvProgram *prog = self.program.prog
         cdef titer_team team
         cdef int64_t numel = self.plan.numel, tile, units, titem
@@ -696,12 +705,13 @@ cdef class EvalPass:
         dt = self.program.program.result_dtype
         entry = _OPS_BY_NAME[name]
         address = entry.loops.get("%s%s->%s" % (T.char, T.char, T.char))
-        if not address or prog.nsteps == 0 or ncols <= 0 or numel <= 0 or numel % ncols:
+        if (not address or prog.nsteps == 0 or ncols <= 0 or nbatch <= 0 or numel <= 0
+                or numel % (ncols * nbatch)):
             return None
         for k in range(self.plan.ndim):     # the values of a row dense, in iteration order
             self.run.out_stride[k] = stride
             stride *= self.plan.shape[k]
-        result = np.empty(ncols, T)
+        result = np.empty(ncols * nbatch, T)
         result_code = dtype_code(dt)
         fold_code = dtype_code(result.descr)
         self.run.out_cast = NULL
@@ -712,19 +722,28 @@ cdef class EvalPass:
         titem = result.itemsize
         self.run.fold_itemsize = <int>titem
         self.run.ncols = ncols
-        self.run.nred = numel // ncols
+        self.run.nred = numel // (ncols * nbatch)
         self.run.acc = <char *>cnp.PyArray_DATA(result)
-        # threads where each reads runs of at least _ev_column_run_bytes of a row (the
-        # prefetchers lose shorter ones: NOTE [fused columns]); tiles of about
-        # _ev_column_tile_bytes of values, every thread one at least, on 64-byte
-        # multiples of the accumulators (threads off each other's lines)
-        nthreads = 1 if numel < _grain_size else min(
-            requested_threads(), max(ncols * prog.result_itemsize // _ev_column_run_bytes, 1))
-        tile = max(_ev_column_tile_bytes // prog.result_itemsize, 1)
-        tile = min(tile, (ncols + nthreads - 1) // nthreads)
+        start = _frontend.reduction_start(entry.spec, entry.ufunc, np._NoValue, False,
+                                          self.run.nred)[1]
+        self.run.fold_from_start = start is not None
+        if start is not None:
+            memcpy(self.run.fold_start, cnp.PyArray_DATA(<cnp.ndarray>_scalar_bytes(start, T)),
+                   titem)
+        # threads on batches, else on tiles where each reads runs of at least
+        # _ev_column_run_bytes of a row (the prefetchers lose shorter ones: NOTE
+        # [fused columns]); tiles of about _ev_column_tile_bytes of values, on
+        # 64-byte multiples of the accumulators (threads off each other's lines)
+        nthreads = 1 if numel < _grain_size else requested_threads()
+        tile = min(max(_ev_column_tile_bytes // prog.result_itemsize, 1), ncols)
+        if nbatch < nthreads:
+            nthreads = min(nthreads, max(nbatch * ncols * prog.result_itemsize
+                                         // _ev_column_run_bytes, 1))
+            tile = min(tile, (ncols * nbatch + nthreads - 1) // nthreads)
         tile = (tile * titem + 63) // 64 * 64 // titem
         self.run.tile = tile
-        units = (ncols + tile - 1) // tile
+        self.run.ntiles = (ncols + tile - 1) // tile
+        units = nbatch * self.run.ntiles
         scratch = <size_t>(ev_registers_bytes(prog) + (tile * prog.result_itemsize + 63) // 64 * 64
                            + tile * titem)
         try:

@@ -45,20 +45,26 @@ _SLAB_ELEMENTS = 1 << 20    # elements materialized per slab of an axis reductio
 # rows of 128 slabs 6.6 / 9.0 against fused 5.2 / 9.6, 256: 6.0 / 8.9
 # against 3.6 / 6.6, 1024: 5.8 / 9.1 against 2.0 / 4.3.
 _FUSED_ROW_MIN = 256
-# NOTE: [fused columns] A reduction over the iteration's slowest dims (axis=0
-# of C arrays) runs inside the pass too: the kept elements are columns cut
-# into tiles (_core._set_evaluate_column_tile_bytes of values), each tile on
-# one thread computes its values of one reduced index at a time and folds
-# them into its accumulators with the op's own T,T->T loop -- per column a
-# left fold in the iteration order, as NumPy reduces this layout (no pairwise
-# sums here), so any thread count gives the same bits, for every dtype.
-# Threads split the columns only where each reads at least 2 KiB of a row
+# NOTE: [fused columns] A reduction over dims consecutive in the iteration
+# after kept ones (axis=0 of C arrays, axis=1 of 3-d ones) runs inside the
+# pass too: the kept elements faster than the reduced dims are columns cut
+# into tiles (_core._set_evaluate_column_tile_bytes of values), repeated per
+# batch of the slower kept ones; each tile on one thread computes its values
+# of one reduced index at a time and folds them into its accumulators with
+# the op's own T,T->T loop -- per column a left fold in the iteration order
+# from the op's identity (0 + -0.0 is +0.0; max/min from the first value),
+# as NumPy reduces this layout (no pairwise sums here), so any thread count
+# gives the same bits, for every dtype.  Threads take batches, or split the
+# columns where each reads at least 2 KiB of a row
 # (_set_evaluate_column_run_bytes): shorter runs lose the prefetchers.
 # Measured (Sapphire Rapids VM, float32 sum(a*b, axis=0), 2 / 1 threads,
 # ms): 4096^2 slabs 13.4 / 19.4 against fused 4.6 / 9.2 (float64 24.2 /
 # 37.0 against 10.3 / 20.6); 2^22 elements in 4 columns slabs 8.0 / 8.1
 # against fused 22.0 / 22.1, 8 columns 22.2 / 39.8 against 11.5 / 10.7, 16
 # columns 12.1 / 20.5 against 7.3 / 6.8 -- hence at least 8 kept elements.
+# A middle axis, 2^24 float32 sum(a*b, axis=1), 2 / 1 threads: (64, 512,
+# 512) slabs 9.0 / 14.6 against fused 4.7 / 10.4, (16, 4096, 256) 11.1 /
+# 15.9 against 6.0 / 12.8, (4096, 64, 64) 9.6 / 16.5 against 8.1 / 15.7.
 _FUSED_COLUMNS_MIN = 8
 
 
@@ -393,8 +399,8 @@ def _compose_root(tree, values, out, casting):
 # -- top-level reductions ------------------------------------------------------
 
 def _reduction_strategy(tree, program):
-    columns = ("; over columns of at least %d kept elements where the reduced axes are the "
-               "iteration's slowest" % _FUSED_COLUMNS_MIN)
+    columns = ("; over columns of at least %d kept elements where the reduced axes come "
+               "together after them in the iteration" % _FUSED_COLUMNS_MIN)
     if not _fusable(tree.op, program.result_dtype):
         return ("reduced inside the pass" + columns + "; else computed in slabs of whole "
                 "reductions when an axis is kept, else once in full (a %s %s over everything)"
@@ -453,9 +459,9 @@ def _reduce_fused(tree, compiled, program, run, shape, axes, out):
     rows where the reduced axes are the iteration's fastest (each result
     element then reduces a range of the iteration order, as the composed
     reduction of the expression in its iteration layout does) and hold at
-    least _FUSED_ROW_MIN elements, or over columns where they are its
-    slowest (NOTE: [fused columns]); None where the order, the dtypes or
-    the layout do not allow it."""
+    least _FUSED_ROW_MIN elements, or over columns where they are
+    consecutive in it after kept ones (NOTE: [fused columns]); None where
+    the order, the dtypes or the layout do not allow it."""
     ufunc = _frontend.ufunc_for(tree.op)
     T = _frontend.reduction_loop_dtype(ufunc, program.result_dtype, None, None)
     if out is not None:     # NumPy's checks of out=, before anything runs
@@ -465,19 +471,22 @@ def _reduce_fused(tree, compiled, program, run, shape, axes, out):
             return None     # (an out= changing the loop: NumPy casts as it reduces, in buffers)
     reduced = {d for d in axes if shape[d] > 1}
     order = [d for d in run.perm if shape[d] > 1]           # fastest first
-    nkept = len(order) - len(reduced)
+    inner = _kept_inside(order, reduced)
+    if inner is None:
+        return None
+    kept = order[:inner] + order[inner + len(reduced):]
     row = 1
     for d in reduced:
         row *= shape[d]
-    if set(order[:len(reduced)]) == reduced and (not nkept or row >= _FUSED_ROW_MIN):
+    ncols = 1
+    for d in order[:inner]:
+        ncols *= shape[d]
+    if inner == 0 and (not kept or row >= _FUSED_ROW_MIN):
         if not _fusable(tree.op, program.result_dtype):
             return None
-        kept = order[len(reduced):]
         fused = run.reduce_all(tree.op, T, _frontend.folds_in_order(tree.op, T), run.numel // row)
-    elif (set(order[nkept:]) == reduced and run.numel // row >= _FUSED_COLUMNS_MIN
-          and not _in_float(tree.op, T)):
-        kept = order[:nkept]
-        fused = run.reduce_columns(tree.op, T, run.numel // row)
+    elif inner and ncols >= _FUSED_COLUMNS_MIN and not _in_float(tree.op, T):
+        fused = run.reduce_columns(tree.op, T, ncols, run.numel // (row * ncols))
     else:
         return None
     if fused is None:
@@ -494,6 +503,18 @@ def _reduce_fused(tree, compiled, program, run, shape, axes, out):
     if out is not None:
         return _core.copy(out, result, "same_kind")
     return result[()] if result.ndim == 0 else result
+
+
+def _kept_inside(order, reduced):
+    """How many dims of `order` (fastest first) come before the reduced
+    ones, where those are consecutive in it (all, when none is reduced: a
+    copy into the loop dtype, as columns); else None."""
+    if not reduced:
+        return len(order)
+    for i in range(len(order) - len(reduced) + 1):
+        if set(order[i:i + len(reduced)]) == reduced:
+            return i
+    return None
 
 
 def _in_float(op, T):
