@@ -696,6 +696,23 @@ def test_fused_column_reductions_match_composed(small_column_tiles, threads, mon
             assert got[0].tobytes() == want[0].tobytes()
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_fused_sums_start_from_the_identity(small_leaves, threads):
+    """NumPy's add.reduce starts from 0: a sum of -0.0s is +0.0 over
+    everything, along rows and along columns (a product of them keeps its
+    sign: 1 * -0.0), as titer.reduce of the composed result gives."""
+    x = np.full((40, 700), -0.0)
+    x[3, 5] = 1.0
+    with titer.num_threads(threads):
+        for axis in (None, 0, 1):
+            for kind, name in [("sum", "add"), ("prod", "multiply")]:
+                got = titer.evaluate("%s(x * 1, axis=%r)" % (kind, axis))
+                want = titer.reduce(name, titer_call("multiply", x, 1), axis)
+                assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), (kind, axis)
+                assert np.asarray(want).tobytes() == np.asarray(
+                    getattr(np, name).reduce(x * 1, axis=axis)).tobytes()
+
+
 def test_reduction_out_of_the_wrong_shape_is_refused():
     """NumPy's ValueError for an out= of the wrong shape or read-only, over
     everything and along rows, with out= untouched (a shape that the result

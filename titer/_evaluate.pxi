@@ -622,6 +622,7 @@ cdef class EvalPass:
         cdef int64_t stride = prog.result_itemsize
         cdef int k, status, nthreads
         cdef char acc[16]
+        cdef char first[16]
         cdef int64_t *starts = NULL
         cdef char *partials = NULL
         cdef char *dst
@@ -632,6 +633,11 @@ cdef class EvalPass:
         if not address or prog.nsteps == 0 or numel <= 0 or nrows <= 0 or numel % nrows:
             return None
         kit = <const titer_reduce_kit *><uintptr_t>address
+        start = _frontend.reduction_start((<OpEntry>_OPS_BY_NAME[name]).spec,
+                                          (<OpEntry>_OPS_BY_NAME[name]).ufunc, np._NoValue,
+                                          False, numel // nrows)[1]
+        if start is not None:
+            start = _scalar_bytes(start, T)
         for k in range(self.plan.ndim):     # the leaves' values dense, in iteration order
             self.run.out_stride[k] = stride
             stride *= self.plan.shape[k]
@@ -673,6 +679,10 @@ cdef class EvalPass:
                     leaf = 0
                     titer_pw_join(kit, partials + row * per_row * kit.acc_size, row_len,
                                   kit.split, piece, &leaf, acc)
+                if start is not None:   # the op's identity first, as NumPy's (0 + -0.0)
+                    kit.load_out(first, <const char *>cnp.PyArray_DATA(<cnp.ndarray>start))
+                    kit.combine(first, acc)
+                    memcpy(acc, first, kit.acc_size)
                 kit.store(dst + row * out_item, acc)
         finally:
             self.run.kit = NULL

@@ -14,6 +14,7 @@ cdef extern from "titer_reduce.h" nogil:
         int split
         void (*pairwise)(const char *p, int64_t s, int64_t n, void *acc) noexcept nogil
         void (*fold)(const char *p, int64_t s, int64_t n, void *acc) noexcept nogil
+        void (*combine)(void *a, const void *b) noexcept nogil
         void (*load)(void *acc, const char *x) noexcept nogil
         void (*load_out)(void *acc, const char *x)
         void (*store)(char *out, const void *acc)
