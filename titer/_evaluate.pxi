@@ -414,6 +414,21 @@ cdef void ev_reduce_columns(const Plan *p, int64_t first, int64_t last,
         titer_ev_or_flags(&run.reduce_fpe, reduce_flags)
 
 
+cdef dict _EV_STARTS = {}
+
+
+cdef object ev_reduce_start(name, T):
+    """The value np.<name>.reduce starts from (its identity) as a one-element
+    array of T, None where it has none; cached per (name, T)."""
+    key = (name, T)
+    found = _EV_STARTS.get(key, False)
+    if found is False:
+        entry = <OpEntry>_OPS_BY_NAME[name]
+        start = _frontend.reduction_start(entry.spec, entry.ufunc, np._NoValue, False, 1)[1]
+        found = _EV_STARTS[key] = None if start is None else _scalar_bytes(start, T)
+    return found
+
+
 cdef class EvalProgram:
     """A compiled program (the C struct ev_row reads), cached by
     titer.evaluate per expression and operand types."""
@@ -633,11 +648,7 @@ cdef class EvalPass:
         if not address or prog.nsteps == 0 or numel <= 0 or nrows <= 0 or numel % nrows:
             return None
         kit = <const titer_reduce_kit *><uintptr_t>address
-        start = _frontend.reduction_start((<OpEntry>_OPS_BY_NAME[name]).spec,
-                                          (<OpEntry>_OPS_BY_NAME[name]).ufunc, np._NoValue,
-                                          False, numel // nrows)[1]
-        if start is not None:
-            start = _scalar_bytes(start, T)
+        start = ev_reduce_start(name, T)
         for k in range(self.plan.ndim):     # the leaves' values dense, in iteration order
             self.run.out_stride[k] = stride
             stride *= self.plan.shape[k]
@@ -734,12 +745,10 @@ cdef class EvalPass:
         self.run.ncols = ncols
         self.run.nred = numel // (ncols * nbatch)
         self.run.acc = <char *>cnp.PyArray_DATA(result)
-        start = _frontend.reduction_start(entry.spec, entry.ufunc, np._NoValue, False,
-                                          self.run.nred)[1]
+        start = ev_reduce_start(name, T)
         self.run.fold_from_start = start is not None
         if start is not None:
-            memcpy(self.run.fold_start, cnp.PyArray_DATA(<cnp.ndarray>_scalar_bytes(start, T)),
-                   titem)
+            memcpy(self.run.fold_start, cnp.PyArray_DATA(<cnp.ndarray>start), titem)
         # threads on batches, else on tiles where each reads runs of at least
         # _ev_column_run_bytes of a row (the prefetchers lose shorter ones: NOTE
         # [fused columns]); tiles of about _ev_column_tile_bytes of values, on

@@ -297,6 +297,8 @@ def _report(compiled, flags, reduce_bits=0, later=()):
     and `later`'s ((op name, flags) pairs), as the composed calls report
     them (NOTE: [evaluate flags]); warnings point at the caller's line, as
     titer.elementwise's do."""
+    if not (reduce_bits or any(flags) or any(bits for _, bits in later)):
+        return
     caught = []
     try:
         with warnings.catch_warnings(record=True) as caught:
@@ -495,7 +497,9 @@ def _reduce_fused(tree, compiled, program, run, shape, axes, out):
     _report(compiled, run.flags(), bits)
     # the values in the iteration order of the kept dims: that layout, those dims
     result = values.reshape([shape[d] for d in reversed(kept)])
-    result = result.transpose(np.argsort(list(reversed(kept))))
+    if len(kept) > 1:
+        slowest_first = kept[::-1]
+        result = result.transpose(sorted(range(len(kept)), key=slowest_first.__getitem__))
     keep_dims = [d for d in range(len(shape)) if d not in axes]
     for position, d in enumerate(keep_dims):
         if shape[d] == 1:
