@@ -713,6 +713,36 @@ def test_fused_sums_start_from_the_identity(small_leaves, threads):
                     getattr(np, name).reduce(x * 1, axis=axis)).tobytes()
 
 
+def test_fused_column_reduction_errors_leave_out_untouched():
+    """Along columns as over everything: running out of memory is a
+    MemoryError and a loop error NumPy's ValueError, out= untouched either
+    way; a reduction's overflow under errstate(over="raise") raises after
+    the program's warning."""
+    a = np.ones((300, 400))
+    out = np.zeros(400)
+    titer._core._fail_workspaces(1)
+    try:
+        with pytest.raises(MemoryError):
+            titer.evaluate("sum(a * 2, axis=0)", out=out)
+    finally:
+        titer._core._fail_workspaces(0)
+    assert not out.any()
+    i = np.full((300, 400), 2, np.int64)
+    i[150, 7] = -1
+    iout = np.zeros(400, np.int64)
+    with pytest.raises(ValueError, match="negative integer powers"):
+        titer.evaluate("sum(i ** i, axis=0)", out=iout)
+    assert not iout.any()
+    big = np.full((300, 400), 1e308)
+    big[3, 5] = -1.0
+    with np.errstate(over="raise"):
+        raised = ordered_warnings(lambda: titer.evaluate(
+            "sum(fmin(sqrt(big), 0) + big, axis=0)", {"big": big}, out=out))
+    assert raised == (FloatingPointError, ["invalid value encountered in sqrt"])
+    assert not out.any()
+    assert_same(titer.evaluate("sum(a * 2, axis=0)", out=out), np.full(400, 600.0))
+
+
 def test_reduction_out_of_the_wrong_shape_is_refused():
     """NumPy's ValueError for an out= of the wrong shape or read-only, over
     everything and along rows, with out= untouched (a shape that the result
