@@ -802,6 +802,35 @@ def test_fused_reduction_out_of_memory_writes_nothing():
     assert titer.evaluate("sum(a * 2)", out=out) == 200000.0
 
 
+def test_collected_flags_are_the_collecting_threads_own():
+    """_core.collect_fpe (the slabs' reduce flags, reported after the
+    program's) gathers its own thread's flags: another thread's call in the
+    meantime warns as usual."""
+    import threading
+    from titer import _core
+    seen = []
+
+    def other_thread():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            titer.elementwise("sqrt", None, np.array([-1.0]))
+        seen.extend(str(w.message) for w in caught)
+
+    def collecting():
+        worker = threading.Thread(target=other_thread)
+        worker.start()
+        worker.join()
+        titer.elementwise("log", None, np.array([0.0]))
+        return "done"
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result, found = _core.collect_fpe(collecting)
+    assert result == "done" and list(found) == ["log"]
+    assert seen == ["invalid value encountered in sqrt"]
+    assert caught == []
+
+
 def test_reduction_with_out_and_slabs(monkeypatch):
     from titer import _evaluate
     monkeypatch.setattr(_evaluate, "_SLAB_ELEMENTS", 64)       # many slabs

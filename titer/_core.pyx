@@ -3,6 +3,7 @@
 # The module is split into .pxi files by job; they share one C namespace.
 import functools
 import os
+import threading
 import warnings
 
 import numpy as np

@@ -356,28 +356,30 @@ cdef int fpe_bits(int flags) noexcept:
             | (4 if flags & FE_UNDERFLOW else 0) | (8 if flags & FE_INVALID else 0))
 
 
-cdef dict _fpe_sink = None      # collect_fpe's: flags per op name, reported later
+# collect_fpe's sink (flags per op name, reported later), per thread: other
+# threads' calls while a loop has released the GIL report as usual
+_fpe_sinks = threading.local()
 
 
 def collect_fpe(fn, *args):
     """(fn(*args), {op name: FP flags}): the flags titer would have acted on
-    during fn gathered instead, for a caller that reports them in the order
-    the composed calls would (titer.evaluate's slabs)."""
-    global _fpe_sink
-    outer = _fpe_sink
-    sink = _fpe_sink = {}
+    during fn, on this thread, gathered instead, for a caller that reports
+    them in the order the composed calls would (titer.evaluate's slabs)."""
+    outer = getattr(_fpe_sinks, "sink", None)
+    sink = _fpe_sinks.sink = {}
     try:
         return fn(*args), sink
     finally:
-        _fpe_sink = outer
+        _fpe_sinks.sink = outer
 
 
 def _report_fpe(int bits, str name):
     """Act on FP flags the way a NumPy ufunc does, under np.errstate."""
     if not bits:
         return                  # (np.geterr costs ~0.6 us)
-    if _fpe_sink is not None:
-        _fpe_sink[name] = _fpe_sink.get(name, 0) | bits
+    sink = getattr(_fpe_sinks, "sink", None)
+    if sink is not None:
+        sink[name] = sink.get(name, 0) | bits
         return
     errs = np.geterr()
     for key, bit, text in _FPE_KINDS:
