@@ -714,19 +714,12 @@ def test_fused_sums_start_from_the_identity(small_leaves, threads):
 
 
 def test_fused_column_reduction_errors_leave_out_untouched():
-    """Along columns as over everything: running out of memory is a
-    MemoryError and a loop error NumPy's ValueError, out= untouched either
-    way; a reduction's overflow under errstate(over="raise") raises after
-    the program's warning."""
+    """Along columns as over everything: a loop error is NumPy's ValueError
+    with out= untouched; a reduction's overflow under errstate(over="raise")
+    raises after the program's warning, out= untouched (running out of
+    memory: test_fused_reduction_out_of_memory_writes_nothing)."""
     a = np.ones((300, 400))
     out = np.zeros(400)
-    titer._core._fail_workspaces(1)
-    try:
-        with pytest.raises(MemoryError):
-            titer.evaluate("sum(a * 2, axis=0)", out=out)
-    finally:
-        titer._core._fail_workspaces(0)
-    assert not out.any()
     i = np.full((300, 400), 2, np.int64)
     i[150, 7] = -1
     iout = np.zeros(400, np.int64)
@@ -789,17 +782,20 @@ def test_fused_reduction_raises_the_loops_error():
     assert out == 0
 
 
-def test_fused_reduction_out_of_memory_writes_nothing():
-    a = np.ones(100000)
-    out = np.zeros(())
+@pytest.mark.parametrize("shape, axis", [((100000,), None), ((300, 400), 0)])
+def test_fused_reduction_out_of_memory_writes_nothing(shape, axis):
+    """Over everything and along columns."""
+    a = np.ones(shape)
+    out = np.zeros(shape[1:])
+    expr = "sum(a * 2, axis=%r)" % (axis,)
     titer._core._fail_workspaces(1)
     try:
         with pytest.raises(MemoryError):
-            titer.evaluate("sum(a * 2)", out=out)
+            titer.evaluate(expr, out=out)
     finally:
         titer._core._fail_workspaces(0)
-    assert out == 0
-    assert titer.evaluate("sum(a * 2)", out=out) == 200000.0
+    assert not out.any()
+    assert_same(titer.evaluate(expr, out=out), np.full(shape[1:], 2.0 * shape[0]))
 
 
 def test_collected_flags_are_the_collecting_threads_own():
