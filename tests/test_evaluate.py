@@ -861,6 +861,10 @@ def test_explain_shows_the_program():
     text = titer.explain_evaluate("a * b + sin(a)")
     assert "multiply[dd->d]" in text and "sin[f->f]" in text and "add[dd->d]" in text
     assert "cast float32->float64" in text
+    # the reduction's strategy as _reduce_fused picks it: float16 sums never by columns
+    h = np.ones((3, 4), np.float16)
+    assert "columns" not in titer.explain_evaluate("sum(h * h, axis=0)")
+    assert "columns" in titer.explain_evaluate("max(h * h, axis=0)")
 
 
 def test_repeated_call_reuses_its_program(monkeypatch):

@@ -401,12 +401,15 @@ def _compose_root(tree, values, out, casting):
 # -- top-level reductions ------------------------------------------------------
 
 def _reduction_strategy(tree, program):
-    columns = ("; over columns of at least %d kept elements where the reduced axes come "
+    T = _frontend.reduction_loop_dtype(_frontend.ufunc_for(tree.op), program.result_dtype,
+                                       None, None)
+    columns = ("" if _in_float(tree.op, T) else
+               "; over columns of at least %d kept elements where the reduced axes come "
                "together after them in the iteration" % _FUSED_COLUMNS_MIN)
     if not _fusable(tree.op, program.result_dtype):
-        return ("reduced inside the pass" + columns + "; else computed in slabs of whole "
-                "reductions when an axis is kept, else once in full (a %s %s over everything)"
-                % (program.result_dtype, tree.kind))
+        lead = "reduced inside the pass" + columns + "; else " if columns else ""
+        return (lead + "computed in slabs of whole reductions when an axis is kept, else "
+                "once in full (a %s %s over everything)" % (program.result_dtype, tree.kind))
     return ("reduced leaf by leaf inside the pass, over everything or over rows of at least "
             "%d elements along the iteration's fastest axes" % _FUSED_ROW_MIN + columns
             + "; else in slabs of whole reductions")
