@@ -361,3 +361,37 @@ def test_power_with_a_stride0_exponent_is_numpys_fast_op(char, exponent):
             np.power(x, y, out=out_n, where=mask)
             titer.elementwise("power", out_t, x, y, where=mask)
             assert out_t.tobytes() == out_n.tobytes()
+
+
+@pytest.mark.parametrize("char", ["b", "B"])
+def test_byte_products_two_to_a_lane(char):
+    """int8 / uint8 multiply and square multiply two bytes in a 16-bit lane
+    (NOTE [byte products] in titer_loops.h): every pair of byte values, at
+    every offset of the output from its 64-byte boundary and odd and even
+    lengths (the head and the last byte one at a time), a stride-0 operand
+    of every value on either side, in place, and the strided loop --
+    NumPy's bits throughout."""
+    values = np.arange(256, dtype=np.uint8).view(char)
+    x, y = np.repeat(values, 256), np.tile(values, 256)
+    assert_same(titer.elementwise("multiply", None, x, y), np.multiply(x, y), "all pairs")
+    assert_same(titer.elementwise("square", None, x), np.square(x), "all squares")
+    buffer = np.zeros(4096 + 64, np.uint8)
+    for offset in range(0, 64, 7):
+        for n in (1, 2, 63, 64, 65, 130, 1001):
+            out = buffer[offset:offset + n].view(char)
+            a, b = x[3 * offset:3 * offset + n], y[offset + 1:offset + 1 + n]
+            assert_same(titer.elementwise("multiply", out, a, b), np.multiply(a, b),
+                        (offset, n))
+            assert_same(titer.elementwise("square", out, b), np.square(b), (offset, n))
+    for s in values:
+        for args in ((y[:301], s), (s, y[:301]), (y[:301], np.array(s))):
+            assert_same(titer.elementwise("multiply", None, *args), np.multiply(*args), s)
+    inplace = x.copy()
+    titer.elementwise("multiply", inplace, inplace, y)
+    assert_same(inplace, np.multiply(x, y), "in place")
+    inplace = y.copy()
+    titer.elementwise("square", inplace, inplace)
+    assert_same(inplace, np.square(y), "square in place")
+    a, b = x[::3][:9000], y[::-5][:9000]
+    assert_same(titer.elementwise("multiply", None, a, b), np.multiply(a, b), "strided")
+    assert_same(titer.elementwise("square", None, x[::-3]), np.square(x[::-3]), "strided")
