@@ -263,6 +263,23 @@ class RawModule:
             raise CUDADriverError("CUDA_ERROR_NOT_FOUND: named symbol not found: " + name)
         return RawKernel(name)
 
+    def get_global(self, name):
+        """A global of the module: the host library's (one copy for every
+        module, where a GPU has one per module)."""
+        if not hasattr(_host().lib, name):
+            raise CUDADriverError("CUDA_ERROR_NOT_FOUND: named symbol not found: " + name)
+        return HostPointer(ctypes.addressof(ctypes.c_int.in_dll(_host().lib, name)))
+
+
+class HostPointer:
+    """cupy.cuda.MemoryPointer's copy_from_host, on host memory."""
+
+    def __init__(self, ptr):
+        self.ptr = ptr
+
+    def copy_from_host(self, mem, size):
+        ctypes.memmove(self.ptr, mem, size)
+
 
 def install():
     """Make ``import cupy`` give this module."""

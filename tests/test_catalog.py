@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import titer
-from titer import _codegen, _core, _ops
+from titer import _codegen, _core, _frontend, _ops
 from oracle import DTYPES, assert_same, special_values, value_grid
 from test_elementwise import assert_like_numpy, numpy_call, same_as_numpy, titer_call
 
@@ -334,6 +334,26 @@ def test_float16_nextafter_every_x_toward_every_kind_of_y():
         numpy_call("nextafter", x, np.roll(x, 777))
         titer.elementwise("nextafter", None, x, np.roll(x, 777))
 
+
+
+@pytest.mark.parametrize("gives_y", [0, 1])
+def test_float16_nextafter_of_equal_values_under_either_numpy_rule(gives_y):
+    """titer follows the NumPy it runs with (_frontend.HALF_NEXTAFTER_GIVES_Y):
+    equal x and y give x before NumPy 2.5 and y from it on -- only +-0
+    toward -+0 tell them apart (numpy/numpy#31472).  Each rule on every
+    float16 toward itself, its negation and +-0; the installed NumPy's rule
+    is the one titer runs by default."""
+    assert _core._set_half_nextafter_gives_y(gives_y) == _frontend.HALF_NEXTAFTER_GIVES_Y
+    try:
+        x = np.arange(65536, dtype=np.uint16).view(np.float16)
+        for y in (x, -x, np.full(x.shape, np.float16(0.0)), np.full(x.shape, np.float16(-0.0))):
+            with np.errstate(all="ignore"):
+                stepped = np.nextafter(x, y)
+                want = np.where(x == y, y if gives_y else x, stepped)
+                got = titer.elementwise("nextafter", None, x, y)
+            assert got.tobytes() == want.tobytes()
+    finally:
+        _core._set_half_nextafter_gives_y(int(_frontend.HALF_NEXTAFTER_GIVES_Y))
 
 
 def _warned(fn):

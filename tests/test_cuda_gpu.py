@@ -152,3 +152,16 @@ def test_power_with_a_scalar_exponent_is_numpys_fast_op():
             np.testing.assert_array_equal(np.isnan(got), nan)
             np.testing.assert_array_equal(np.signbit(got[~nan]), np.signbit(want[~nan]))
             np.testing.assert_allclose(got, want, rtol=2e-7)
+
+
+def test_float16_nextafter_of_equal_values_follows_numpys_version():
+    """NumPy 2.5 made float16 nextafter(+-0, -+0) give y, not x
+    (numpy/numpy#31472); the kernels follow the NumPy they run with through
+    the front end's flag (_frontend.KERNEL_FLAGS), which the backend writes
+    into each module it loads, as the CPU loop does: every pair of zeros,
+    equal values and their neighbours, against NumPy's bits."""
+    x = np.array([0.0, -0.0, 0.0, -0.0, 1.0, -2.0, 0.0, -0.0], np.float16)
+    y = np.array([-0.0, 0.0, 0.0, -0.0, 1.0, -2.0, 1.0, -1.0], np.float16)
+    want = np.nextafter(x, y)
+    got = cp.asnumpy(titer.elementwise("nextafter", None, cp.asarray(x), cp.asarray(y)))
+    assert got.tobytes() == want.tobytes(), (got, want)

@@ -55,12 +55,23 @@ def make_fake_cupy(fail_fatbin=False):
         def __init__(self, path=None, code=None, options=()):
             self.path, self.code, self.options = path, code, options
             self.device = state["device"]
+            self.globals = {}
             state["modules"].append(self)
 
         def get_function(self, name):
             if self.path is not None and fail_fatbin:
                 raise DriverError("CUDA_ERROR_NO_BINARY_FOR_GPU")
             return RawKernel(Function(self, name))
+
+        def get_global(self, name):
+            """A MemoryPointer to the module's global: the bytes written to
+            it are kept as the module's (module.globals)."""
+            module = self
+
+            class Pointer:
+                def copy_from_host(self, mem, size):
+                    module.globals[name] = ctypes.string_at(mem, size)
+            return Pointer()
 
     class RawKernel:                    # titer calls its per-device Function
         def __init__(self, function):
@@ -153,6 +164,24 @@ def test_fatbin_loaded_once_per_device(fake):
     (params,) = args                                   # the titer_params bytes
     assert params == launch.params.tobytes()
     assert np.frombuffer(params, plan.PARAMS_DTYPE)[0]["numel"] == 100
+
+
+@pytest.mark.parametrize("fake", [False, True], indirect=True)
+def test_every_module_gets_the_front_ends_kernel_flags(fake):
+    """Before its first launch each module loaded (fatbin or NVRTC source, on
+    each device) holds the front end's NumPy-version flags: the float16
+    nextafter rule (_frontend.KERNEL_FLAGS) as a 4-byte int."""
+    from titer import _frontend
+    cupy, mod = fake
+    be = mod.CupyBackend()
+    be.launch("add", _launch())
+    be.launch("add", _launch(), device=1)
+    want = {"titer_half_nextafter_gives_y":
+            int(_frontend.HALF_NEXTAFTER_GIVES_Y).to_bytes(4, sys.byteorder)}
+    assert set(_frontend.KERNEL_FLAGS) == set(want)
+    loaded = [m for m in cupy.state["modules"] if m.globals]
+    assert [m.device for m in loaded] == [0, 1]
+    assert all(m.globals == want for m in loaded)
 
 
 @pytest.mark.parametrize("fake", [True], indirect=True)

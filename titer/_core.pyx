@@ -39,6 +39,7 @@ cdef extern from *:
     """
     int titer_use_fma = 0;   /* see titer_scalar.h */
     int titer_half_tables_filled = 0;   /* titer_loops.h NOTE [float16 tables] */
+    int titer_half_nextafter_gives_y = 0;   /* titer_scalar.h, from _frontend */
     #ifdef TITER_VL
     static const int titer_vector_libm = 1;   /* titer_veclib.h */
     #else
@@ -167,6 +168,7 @@ cdef extern from *:
     int TITER_HAVE_OPENMP
     int titer_use_fma
     int titer_half_tables_filled
+    int titer_half_nextafter_gives_y
     const int titer_vector_libm
     int titer_cpu_has_fma()
     int titer_isa_compiled(int level)
@@ -179,6 +181,16 @@ cdef extern from *:
 
 
 titer_use_fma = titer_cpu_has_fma()
+from . import _frontend
+titer_half_nextafter_gives_y = _frontend.KERNEL_FLAGS["titer_half_nextafter_gives_y"]
+
+
+def _set_half_nextafter_gives_y(int value):
+    """Tests: the float16 nextafter rule of the other NumPy versions
+    (_frontend.HALF_NEXTAFTER_GIVES_Y); returns the old value."""
+    global titer_half_nextafter_gives_y
+    old, titer_half_nextafter_gives_y = titer_half_nextafter_gives_y, value
+    return old
 
 ISA_LEVELS = ("baseline", "avx2", "avx512")
 

@@ -10,6 +10,7 @@ import threading
 import cupy
 import numpy as np
 
+from .. import _frontend
 from .build import KERNEL_DIR, NVRTC_OPTIONS, inlined_source
 from .device import interface_key
 from .plan import PARAMS_DTYPE, RPARAMS_DTYPE, byte_span
@@ -27,6 +28,15 @@ _VOID = {n: np.dtype((np.void, n)) for n in (PARAMS_DTYPE.itemsize, RPARAMS_DTYP
 
 def _opaque(params):
     return params.view(_VOID[params.itemsize])
+
+
+def _set_flags(mod):
+    """The module's copy of each of the front end's kernel flags (NumPy
+    version rules, titer_scalar.cuh), written before its first launch."""
+    for name, value in _frontend.KERNEL_FLAGS.items():
+        word = ctypes.c_int(value)
+        mod.get_global(name).copy_from_host(ctypes.addressof(word), ctypes.sizeof(word))
+    return mod
 
 
 class _Params(np.ndarray):
@@ -156,10 +166,10 @@ class CupyBackend:
             try:                                # no image for this GPU / driver
                 mod = cupy.RawModule(path=path)
                 mod.get_function(probe)         # loads the module now
-                return mod
+                return _set_flags(mod)
             except cupy.cuda.driver.CUDADriverError:
                 pass
-        return cupy.RawModule(code=inlined_source(op_name), options=NVRTC_OPTIONS)
+        return _set_flags(cupy.RawModule(code=inlined_source(op_name), options=NVRTC_OPTIONS))
 
     def launch(self, op_name, launch, device=None):
         """One kernel launch on the operands' device, current stream."""

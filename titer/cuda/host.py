@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from .. import _frontend
 from . import build, plan
 
 
@@ -89,6 +90,8 @@ class HostBackend:
         finally:
             shutil.rmtree(srcdir, ignore_errors=True)
         self.lib = ctypes.CDLL(lib)
+        for name, value in _frontend.KERNEL_FLAGS.items():     # the launcher's one copy
+            ctypes.c_int.in_dll(self.lib, name).value = value
         self.lib.titer_host_launch.argtypes = [ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint,
                                                ctypes.c_void_p]
         self.lib.titer_host_launch_reduce.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 4 + [

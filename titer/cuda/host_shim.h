@@ -52,6 +52,7 @@ static inline uint32_t __umulhi(uint32_t a, uint32_t b) {
 #include "titer_kernels.cuh"
 #include "titer_reduce.cuh"
 dim3 blockIdx, threadIdx, blockDim, gridDim;
+extern "C" { int titer_half_nextafter_gives_y = 0; }     /* titer_scalar.cuh */
 
 /* ---- fibers: one per thread of the running block ----
  * On x86-64 a fiber switch is a few instructions (titer_fiber_switch):

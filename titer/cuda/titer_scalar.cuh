@@ -360,9 +360,17 @@ template <class T> TITER_DEV T titer_clip_float(T x, T lo, T hi) {
     return isnan(r) ? r : (r < hi ? r : hi);
 }
 
+/* Equal x and y give x before NumPy 2.5, y from it on (titer_scalar.h's
+ * twin): each module's copy of the flag is set when the backend loads it
+ * (titer.cuda._cupy); the host shim's one copy is the launcher's. */
+#ifdef TITER_HOST_SHIM
+extern "C" int titer_half_nextafter_gives_y;
+#else
+extern "C" { __device__ int titer_half_nextafter_gives_y = 0; }
+#endif
 TITER_DEV titer_half titer_half_nextafter(titer_half x, titer_half y) {
     if (titer_half_isnan(x) || titer_half_isnan(y)) return 0x7e00u;
-    if (x == y || ((x | y) & 0x7fffu) == 0) return x;
+    if (x == y || ((x | y) & 0x7fffu) == 0) return titer_half_nextafter_gives_y ? y : x;
     if ((x & 0x7fffu) == 0) return (titer_half)((y & 0x8000u) + 1);
     if (!(x & 0x8000u)) return (int16_t)x > (int16_t)y ? x - 1 : x + 1;
     return (!(y & 0x8000u) || (x & 0x7fffu) > (y & 0x7fffu)) ? x - 1 : x + 1;

@@ -390,13 +390,19 @@ TITER_SPACING_DEF(d, double, uint64_t, titer_d2bits, titer_bits2d,
 /* npy_half_nextafter's if-chain as integer selects, so the loop vectorizes
  * (17x faster than the branches; the same bits and overflow flags as them
  * on all 2^32 pairs when written; tests/test_catalog.py holds every x
- * against NumPy) */
+ * against NumPy).  Equal x and y give x before NumPy 2.5 and y from it on
+ * (numpy/numpy#31472: nextafter(+0, -0) is -0 from 2.5, as C's nextafter
+ * and NumPy's float32/float64 loops give): titer_half_nextafter_gives_y,
+ * set at import from the NumPy titer runs with
+ * (_frontend.HALF_NEXTAFTER_GIVES_Y). */
+extern int titer_half_nextafter_gives_y;
 TITER_INLINE titer_half titer_half_nextafter(titer_half x, titer_half y) {
     uint16_t ax = x & 0x7fffu, ay = y & 0x7fffu;
     int toward_zero = (x & 0x8000u) ? (!(y & 0x8000u) | (ax > ay)) : ((int16_t)x > (int16_t)y);
     titer_half step = (titer_half)(ax == 0 ? (y & 0x8000u) + 1 : x + (toward_zero ? 0xffffu : 1u));
+    titer_half equal = titer_half_nextafter_gives_y ? y : x;      /* differ only for +-0 */
     titer_half ret = (ax > 0x7c00u) | (ay > 0x7c00u) ? 0x7e00u
-                     : (x == y) | ((ax | ay) == 0) ? x : step;
+                     : (x == y) | ((ax | ay) == 0) ? equal : step;
     /* NumPy's overflow flag where a finite x steps to inf, raised by a
      * product that overflows only there (a call would keep the loop scalar);
      * the product's inf supplies the bits the result already has */
