@@ -14,7 +14,7 @@ from libc.stdint cimport int64_t, uintptr_t
 from libc.stdlib cimport calloc, free
 from cython.parallel cimport prange
 
-from . import _ops
+from . import _frontend, _ops
 
 cnp.import_array()
 
@@ -181,7 +181,6 @@ cdef extern from *:
 
 
 titer_use_fma = titer_cpu_has_fma()
-from . import _frontend
 titer_half_nextafter_gives_y = _frontend.KERNEL_FLAGS["titer_half_nextafter_gives_y"]
 
 

@@ -27,6 +27,7 @@ _WEAK_DEFAULTS = {int: np.dtype(np.int64), float: np.dtype(np.float64),
                   complex: np.dtype(np.complex128)}
 _WEAK_STAND_IN = {int: 0, float: 0.0, complex: 0j}   # values np.result_type treats as weak
 PYTHON_SCALARS = (bool, int, float, complex)
+_CHAR_OF = {np.dtype(c): c for c in _ops.TYPECHARS}
 
 # The oracle is the NumPy titer runs with, fixes included: from NumPy 2.5
 # float16 nextafter of equal x and y gives y (numpy/numpy#31472: +0 toward
@@ -36,7 +37,6 @@ NUMPY_VERSION = tuple(int(part) for part in np.__version__.split(".")[:2])
 HALF_NEXTAFTER_GIVES_Y = NUMPY_VERSION >= (2, 5)
 # the C globals of these rules (int), as each executor sets them for its kernels
 KERNEL_FLAGS = {"titer_half_nextafter_gives_y": int(HALF_NEXTAFTER_GIVES_Y)}
-_CHAR_OF = {np.dtype(c): c for c in _ops.TYPECHARS}
 
 # Comparing an integer array with a Python int it cannot hold has one answer
 # for every element (NumPy 2): op -> (answer when the array is below the int,
