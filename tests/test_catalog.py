@@ -1333,6 +1333,49 @@ def test_float32_power_by_tables():
             assert "invalid value encountered in power" in messages, messages
 
 
+def test_float32_tan_fast_path_in_eight_lanes_and_its_twin():
+    """float32 tan (titer_vtanf.h at AVX-512, titer_fast_tanf below): every
+    float32 near the multiples of pi/4 up to 2^20 (the poles, the zeros, the
+    quadrant switch) and every 1021st bit pattern in range, within 1 ULP of
+    the float64 tan rounded to float32, raising nothing; the same bits
+    through the 8-lane loop and through its scalar twin (rows of 7
+    elements: each a loop's remainder) and in place; out-of-range elements
+    inside whole vectors getting libm's answers and NumPy's warning."""
+    k = np.concatenate([np.arange(1, 3000), np.geomspace(3000, 1.3e6, 3000).astype(np.int64)])
+    centers = (k.astype(np.longdouble) * np.longdouble(np.pi) / 4).astype(np.float32)
+    steps = np.arange(-40, 41)
+    near = (centers.view(np.int32).astype(np.int64)[:, None] + steps).ravel()
+    wide = np.arange(0x00800000, 0x49800000, 1021, dtype=np.int64)
+    x = np.concatenate([near, wide]).astype(np.int32).view(np.float32)
+    x = np.concatenate([x, -x])
+    x = x[(np.abs(x) >= 2.0 ** -126) & (np.abs(x) < 2.0 ** 20)]
+    rounded = np.tan(x.astype(np.float64)).astype(np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = titer.elementwise("tan", None, x)
+    ulps = np.abs(got.view(np.int32).astype(np.int64) - rounded.view(np.int32))
+    assert ulps.max() <= 1, x[np.argmax(ulps)]
+    rows = x[: x.size // 7 * 7].reshape(-1, 7)
+    padded = np.ones((rows.shape[0], 8), np.float32)
+    padded[:, :7] = rows
+    twin = titer.elementwise("tan", None, padded[:, :7])
+    np.testing.assert_array_equal(twin.ravel().view(np.uint32), got[: rows.size].view(np.uint32))
+    inplace = x.copy()
+    titer.elementwise("tan", inplace, inplace)
+    np.testing.assert_array_equal(inplace.view(np.uint32), got.view(np.uint32))
+    mixed = x[:5000].copy()
+    mixed[3::41] = np.resize(np.array([np.inf, -np.inf, np.nan, 2.0 ** 21, 1e-40, 0.0, -0.0],
+                                      np.float32), mixed[3::41].size)
+    with np.errstate(all="ignore"):
+        want = np.tan(mixed)
+    for work in (mixed.copy(), None):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = titer.elementwise("tan", work, mixed if work is None else work)
+        same_as_numpy("tan", result, want, "in place" if work is not None else "apart")
+        assert {str(w.message) for w in caught} == {"invalid value encountered in tan"}
+
+
 _TAN_HARD = ["0x1.6c6cbc45dc8dep+5", "0x1.6c6cbc45dc8dep+6", "0x1.6c6cbc45dc8dep+9",
              "0x1.6c6cbc45dc8dep+12", "0x1.39c6fd67805a7p+18", "0x1.39c6fd67805a7p+19",
              "0x1.921fb54442d18p+0", "0x1.921fb54442d18p+1"]

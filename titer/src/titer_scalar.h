@@ -1016,6 +1016,7 @@ TITER_FAST_INLINE float titer_fast_cosf(float x) { return titer_sincosf_quadrant
 
 #include "titer_vexp.h"    /* float64 exp, exp2, expm1: titer_fast_exp, ... */
 #include "titer_vpowf.h"   /* float32 power by tables at AVX-512: titer_vpowf16, ... */
+#include "titer_vtanf.h"   /* float32 tan in eight lanes at AVX-512: titer_vtanf8 */
 
 /* float64 arcsin, division-free: for a = |x| <= 1/2, a + a z P(z) with
  * z = a^2; above, pi/2 - 2 asin(s) with z = (1 - a)/2 (exact) and
@@ -1365,7 +1366,8 @@ TITER_FAST_INLINE double titer_quotient_for_float(double num, double den, float 
  * relative error below 2^-35; in odd quadrants -Q / (r P), the quotient by
  * titer_quotient_for_float.  Within 1 ULP of the float64 tan rounded to
  * float32 on every float32 with 2^-126 <= |x| < 2^20, with FMA and without
- * (checked exhaustively). */
+ * (checked exhaustively).  At AVX-512 titer_vtanf.h's 8-lane form of the
+ * same arithmetic runs instead. */
 #define titer_fast_tanf_ok titer_fast_sincosf_ok
 TITER_FAST_INLINE float titer_fast_tanf(float xf) {
     double x = xf;
