@@ -6,11 +6,12 @@
  * float: one Newton step q0 + r0 (num - den q0) leaves a relative error
  * near 2^-28, far inside float32's half ULP.  Within 1 ULP of the float64
  * tan rounded to float32 on every float32 with 2^-126 <= |x| < 2^20
- * (checked exhaustively, both signs); 0.75 -> 0.53 ns an element in cache
- * on one AVX-512 thread.  titer_tanf_rcp14, its scalar twin (vrcp14sd: the
- * same table), takes a block's last n mod 8 elements, so an element gets
- * the same bits whichever computes it; the levels without AVX-512 keep
- * titer_fast_tanf.  Included by titer_scalar.h after titer_vpowf.h. */
+ * (checked exhaustively, both signs); 0.72 ns an element in cache on one
+ * AVX-512 thread in the scalar kernel's loop, 0.62 in this one.
+ * titer_tanf_rcp14, its scalar twin (vrcp14sd: the same table), takes a
+ * block's last n mod 8 elements, so an element gets the same bits
+ * whichever computes it; the levels without AVX-512 keep titer_fast_tanf.
+ * Included by titer_scalar.h after titer_vpowf.h. */
 #ifndef TITER_VTANF_H
 #define TITER_VTANF_H
 #if defined(__GNUC__) && !defined(__clang__) && defined(__AVX512F__)
@@ -59,11 +60,14 @@ TITER_FAST_INLINE __mmask8 titer_vtanf8_ok(__m256i bits) {
 
 /* TITER_VEC_LOOP_D8's float32 twin (titer_vexp.h), for a fast path with an
  * 8-lane form VFAST taking and giving eight floats (VOK its range test, a
- * mask of the lanes in range): on contiguous operands each block's whole
- * vectors go through VFAST, an out-of-range lane given 0 and keeping its
- * input, then recomputed by KERNEL (libm) from the input left in the
- * output; the block's last n mod 8 elements through the scalar twin TWIN
- * or KERNEL. */
+ * mask of the lanes in range): on contiguous operands a block's vectors
+ * with every lane in range go straight through VFAST; another has its
+ * out-of-range lanes given 0, keeping their inputs, and recomputed by
+ * KERNEL (libm) from the inputs left in the output, from the block's first
+ * such vector on; the block's last n mod 8 elements go through the scalar
+ * twin TWIN or KERNEL.  (Masking every vector cost 0.71 ns an element
+ * against 0.62 in cache on one AVX-512 thread: the masks' moves and
+ * blends compete with the conversions for one port.) */
 #define TITER_VEC_LOOP_F8(KERNEL, OK, TWIN, VOK, VFAST)                         \
     char *o = data[0], *x = data[1];                                         \
     const int64_t so = strides[0], sx = strides[1];                         \
@@ -73,23 +77,26 @@ TITER_FAST_INLINE __mmask8 titer_vtanf8_ok(__m256i bits) {
         for (int64_t start = 0; start < n; start += TITER_SPLIT_BLOCK) {     \
             int64_t m = n - start < TITER_SPLIT_BLOCK ? n - start : TITER_SPLIT_BLOCK; \
             float *bo = po + start; const float *bx = px + start;            \
-            int64_t nv = m / 8;                                              \
-            unsigned all_kept = 0xffu;                                       \
+            int64_t nv = m / 8, first_partial = nv;                         \
             for (int64_t v = 0; v < nv; v++) {                               \
                 __m256 in = _mm256_loadu_ps(bx + 8 * v);                     \
                 __mmask8 mask = VOK(_mm256_castps_si256(in));                \
-                __m256 f = VFAST(_mm256_maskz_mov_ps(mask, in));             \
                 keep[v] = mask;                                              \
-                all_kept &= mask;                                            \
+                if (__builtin_expect(mask == 0xff, 1)) {                     \
+                    _mm256_storeu_ps(bo + 8 * v, VFAST(in));                 \
+                    continue;                                                \
+                }                                                            \
+                if (first_partial == nv)                                     \
+                    first_partial = v;                                       \
+                __m256 f = VFAST(_mm256_maskz_mov_ps(mask, in));             \
                 _mm256_storeu_ps(bo + 8 * v, _mm256_mask_blend_ps(mask, in, f)); \
             }                                                                \
             for (int64_t i = 8 * nv; i < m; i++) {                           \
                 float xi = bx[i];                                            \
                 bo[i] = OK(xi) ? TWIN(xi) : KERNEL(xi);                      \
             }                                                                \
-            if (all_kept != 0xffu)                                           \
-                for (int64_t i = 0; i < 8 * nv; i++)                         \
-                    if (!((keep[i / 8] >> (i % 8)) & 1)) bo[i] = KERNEL(bo[i]); \
+            for (int64_t i = 8 * first_partial; i < 8 * nv; i++)             \
+                if (!((keep[i / 8] >> (i % 8)) & 1)) bo[i] = KERNEL(bo[i]);  \
         }                                                                    \
     } else {                                                                 \
         for (int64_t i = 0; i < n; i++)                                      \
