@@ -94,7 +94,6 @@ static inline int64_t titer_head_to_align(const void *p, int64_t itemsize, int64
                                          *(const TB *)(y + i * sy));        \
     }
 
-
 /* NOTE [byte products]: x86 has no 8-bit multiply, so GCC vectorizes an
  * int8/uint8 product by widening both halves of a vector to 16 bits,
  * multiplying and packing them back (two permutes and two shuffles a
@@ -163,6 +162,7 @@ static inline uint16_t titer_byte_pair_product(uint16_t a, uint16_t b) {
         return;                                                             \
     }                                                                       \
     { TITER_UNARY_LOOP(TI, TO, KERNEL) }
+
 /* Three inputs (where, clip): all contiguous; the first contiguous with the
  * other two stride-0 scalars (clip(a, lo, hi), where(c, x, 0)); strided. */
 #define TITER_TERNARY_LOOP(TA, TB, TC, TO, KERNEL)                           \
