@@ -129,10 +129,7 @@ _LOOP_SHAPES = {(1, 1): "TITER_UNARY_LOOP", (2, 1): "TITER_BINARY_LOOP",
                 (3, 1): "TITER_TERNARY_LOOP", (1, 2): "TITER_UNARY2_LOOP",
                 (2, 2): "TITER_BINARY2_LOOP"}
 # int8 / uint8 products two to a 16-bit lane (NOTE [byte products] in titer_loops.h)
-_BYTE_PRODUCT_LOOPS = {("multiply", "bb->b"): "TITER_BYTE_PRODUCT_LOOP",
-                       ("multiply", "BB->B"): "TITER_BYTE_PRODUCT_LOOP",
-                       ("square", "b->b"): "TITER_BYTE_SQUARE_LOOP",
-                       ("square", "B->B"): "TITER_BYTE_SQUARE_LOOP"}
+_BYTE_PRODUCT_LOOPS = {"multiply": "TITER_BYTE_PRODUCT_LOOP", "square": "TITER_BYTE_SQUARE_LOOP"}
 
 
 # a fast-path loop's element type, its unsigned integer twin, the bit casts,
@@ -230,7 +227,9 @@ def veclib_loop_body(op, sig, ins):
 def emit_loop(op, sig):
     ins, outs = ops.parse_signature(sig)
     types = [ops.C_TYPE[c] for c in ins] + [ops.C_TYPE[c] for c in outs]
-    shape = _BYTE_PRODUCT_LOOPS.get((op.name, sig), _LOOP_SHAPES[len(ins), len(outs)])
+    shape = _LOOP_SHAPES[len(ins), len(outs)]
+    if op.name in _BYTE_PRODUCT_LOOPS and set(sig) <= set("bB->"):
+        shape = _BYTE_PRODUCT_LOOPS[op.name]
     plain = "%s(%s, %s)" % (shape, ", ".join(types), kernel_name(op, sig))
     fast = (op.fast or {}).get(sig)
     veclib = (op.veclib or {}).get(sig)

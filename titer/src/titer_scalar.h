@@ -1016,7 +1016,6 @@ TITER_FAST_INLINE float titer_fast_cosf(float x) { return titer_sincosf_quadrant
 
 #include "titer_vexp.h"    /* float64 exp, exp2, expm1: titer_fast_exp, ... */
 #include "titer_vpowf.h"   /* float32 power by tables at AVX-512: titer_vpowf16, ... */
-#include "titer_vtanf.h"   /* float32 tan in eight lanes at AVX-512: titer_vtanf8 */
 
 /* float64 arcsin, division-free: for a = |x| <= 1/2, a + a z P(z) with
  * z = a^2; above, pi/2 - 2 asin(s) with z = (1 - a)/2 (exact) and
@@ -1368,23 +1367,35 @@ TITER_FAST_INLINE double titer_quotient_for_float(double num, double den, float 
  * float32 on every float32 with 2^-126 <= |x| < 2^20, with FMA and without
  * (checked exhaustively).  At AVX-512 titer_vtanf.h's 8-lane form of the
  * same arithmetic runs instead. */
+/* The double part for a form V (VB its 64-bit lanes; FMA, C, TOBITS,
+ * FROMBITS as in titer_vexp.h; RCP the reciprocal seeding the quotient):
+ * tan x of x (in double) into `result`.  titer_vtanf.h runs it on eight
+ * lanes at AVX-512. */
+#define TITER_TANF_KERNEL(V, VB, FMA, C, TOBITS, FROMBITS, RCP, x, result)            \
+    V big = FMA(x, C(6.36619772367581382433e-01), C(6755399441055744.0));            \
+    V q = big - C(6755399441055744.0);                                                \
+    V r = FMA(q, C(-1.58932547735281966916e-08), FMA(q, C(-1.57079631090164184570e+00), x)); \
+    V z = r * r;                                                                      \
+    V rp = FMA(FMA(C(0x1.19d8862030c98p-10), z, C(-0x1.c822f5770dab5p-4)), z,        \
+               C(0x1.00000000184c3p+0)) * r;                                          \
+    V qz = FMA(FMA(C(0x1.05b54d8f6d91bp-6), z, C(-0x1.c75e129688ddbp-2)), z, C(1.0)); \
+    VB odd = 0 - (TOBITS(big) & 1);                                                   \
+    V num = FROMBITS(TITER_PICK_BITS(odd, TOBITS(-qz), TOBITS(rp)));                  \
+    V den = FROMBITS(TITER_PICK_BITS(odd, TOBITS(rp), TOBITS(qz)));                   \
+    V r0 = RCP(den);                                                                  \
+    V q0 = num * r0;                                                                  \
+    V result = FMA(r0, FMA(-den, q0, num), q0);
+#define TITER_TANF_SCALAR_C(c) (c)
+/* titer_quotient_for_float's seed */
+#define TITER_TANF_FLOAT_RCP(d) ((double)(1.0f / (float)(d)))
 #define titer_fast_tanf_ok titer_fast_sincosf_ok
 TITER_FAST_INLINE float titer_fast_tanf(float xf) {
     double x = xf;
-    double big = titer_poly_fma(x, 6.36619772367581382433e-01, 6755399441055744.0);
-    double q = big - 6755399441055744.0;
-    double r = titer_poly_fma(q, -1.58932547735281966916e-08,
-                              titer_poly_fma(q, -1.57079631090164184570e+00, x));
-    double z = r * r;
-    double rp = titer_poly_fma(titer_poly_fma(0x1.19d8862030c98p-10, z, -0x1.c822f5770dab5p-4),
-                               z, 0x1.00000000184c3p+0) * r;
-    double qz = titer_poly_fma(titer_poly_fma(0x1.05b54d8f6d91bp-6, z, -0x1.c75e129688ddbp-2),
-                               z, 1.0);
-    uint64_t odd = 0 - (titer_d2bits(big) & 1);
-    double num = titer_bits2d(titer_pick_d(odd, titer_d2bits(-qz), titer_d2bits(rp)));
-    double den = titer_bits2d(titer_pick_d(odd, titer_d2bits(rp), titer_d2bits(qz)));
-    return (float)titer_quotient_for_float(num, den, (float)den);
+    TITER_TANF_KERNEL(double, uint64_t, titer_poly_fma, TITER_TANF_SCALAR_C, titer_d2bits,
+                      titer_bits2d, TITER_TANF_FLOAT_RCP, x, result)
+    return (float)result;
 }
+#include "titer_vtanf.h"   /* float32 tan in eight lanes at AVX-512: titer_vtanf8 */
 
 /* cbrt: FreeBSD's s_cbrtf.c: a 5-bit guess from the bits (exponent / 3),
  * then two Newton steps in double (16, then 47 bits); the / 3 in double, as

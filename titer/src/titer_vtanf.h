@@ -1,5 +1,5 @@
 /* float32 tan where AVX-512 is the target: titer_fast_tanf's reduction and
- * rational in double, eight lanes from eight floats (vcvtps2pd, vcvtpd2ps:
+ * rational in double (TITER_TANF_KERNEL, titer_scalar.h), eight lanes from eight floats (vcvtps2pd, vcvtpd2ps:
  * GCC's vectorization of the scalar kernel took sixteen floats and split
  * and joined their halves with shuffles), and the quotient's seed from
  * vrcp14pd, a reciprocal good to 2^-14, where the scalar kernel divides in
@@ -11,30 +11,11 @@
  * titer_tanf_rcp14, its scalar twin (vrcp14sd: the same table), takes a
  * block's last n mod 8 elements, so an element gets the same bits
  * whichever computes it; the levels without AVX-512 keep titer_fast_tanf.
- * Included by titer_scalar.h after titer_vpowf.h. */
+ * Included by titer_scalar.h after titer_fast_tanf. */
 #ifndef TITER_VTANF_H
 #define TITER_VTANF_H
 #if defined(__GNUC__) && !defined(__clang__) && defined(__AVX512F__)
 
-/* titer_fast_tanf's double part for a form V (VB its 64-bit lanes; FMA, C,
- * TOBITS, FROMBITS as in titer_vexp.h; RCP14 the 14-bit reciprocal): tan x
- * of x (in double) into `result` */
-#define TITER_TANF_KERNEL(V, VB, FMA, C, TOBITS, FROMBITS, RCP14, x, result)          \
-    V big = FMA(x, C(6.36619772367581382433e-01), C(6755399441055744.0));            \
-    V q = big - C(6755399441055744.0);                                                \
-    V r = FMA(q, C(-1.58932547735281966916e-08), FMA(q, C(-1.57079631090164184570e+00), x)); \
-    V z = r * r;                                                                      \
-    V rp = FMA(FMA(C(0x1.19d8862030c98p-10), z, C(-0x1.c822f5770dab5p-4)), z,        \
-               C(0x1.00000000184c3p+0)) * r;                                          \
-    V qz = FMA(FMA(C(0x1.05b54d8f6d91bp-6), z, C(-0x1.c75e129688ddbp-2)), z, C(1.0)); \
-    VB odd = 0 - (TOBITS(big) & 1);                                                   \
-    V num = FROMBITS(TITER_PICK_BITS(odd, TOBITS(-qz), TOBITS(rp)));                  \
-    V den = FROMBITS(TITER_PICK_BITS(odd, TOBITS(rp), TOBITS(qz)));                   \
-    V r0 = RCP14(den);                                                                \
-    V q0 = num * r0;                                                                  \
-    V result = FMA(r0, FMA(-den, q0, num), q0);
-
-#define TITER_TANF_SCALAR_C(c) (c)
 #define TITER_TANF_SCALAR_RCP14(d) _mm_cvtsd_f64(_mm_rcp14_sd(_mm_setzero_pd(), _mm_set_sd(d)))
 TITER_FAST_INLINE float titer_tanf_rcp14(float xf) {
     double x = xf;
