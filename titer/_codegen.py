@@ -179,9 +179,10 @@ _VECTOR_FORMS = {"titer_fast_exp", "titer_fast_exp2", "titer_fast_expm1"}
 # float32 fast paths with an 8-lane form at AVX-512 (titer_vtanf.h): fast
 # function -> (its scalar twin, the 8-lane form)
 _VECTOR_FORMS_F8 = {"titer_fast_tanf": ("titer_tanf_rcp14", "titer_vtanf8")}
-# binary float32 fast paths with a 16-lane form at AVX-512 (titer_vpowf.h):
-# fast function -> (its scalar twin, the 16-lane form)
-_VECTOR_FORMS2 = {"titer_fast_powerf": ("titer_powf_table", "titer_vpowf16")}
+# binary float32 fast paths with vector forms at AVX-512 (titer_vpowf.h):
+# fast function -> (its scalar twin, the forms' stem: <stem>16 on sixteen
+# lanes, <stem>16_ok its range mask, <stem>8 on eight)
+_VECTOR_FORMS2 = {"titer_fast_powerf": ("titer_powf_table", "titer_vpowf")}
 
 
 def split_loop_body(op, sig, ins, outs):
@@ -207,8 +208,8 @@ def split_loop_body(op, sig, ins, outs):
     if fast[1] not in _VECTOR_FORMS2:
         return split
     twin, vfast = _VECTOR_FORMS2[fast[1]]
-    return "\n#ifdef TITER_HAVE_VPOWF\n    TITER_VEC_LOOP2_F16(%s, %s, %s, %s)\n" \
-           "#else\n    %s\n#endif\n" % (kernel_name(op, sig), fast[0], twin, vfast, split)
+    return "\n#ifdef TITER_HAVE_VPOWF\n    TITER_VEC_LOOP2_F16(%s, %s, %s, %s16_ok, %s16, %s8)\n" \
+           "#else\n    %s\n#endif\n" % (kernel_name(op, sig), fast[0], twin, vfast, vfast, vfast, split)
 
 
 def veclib_loop_body(op, sig, ins):
