@@ -585,5 +585,5 @@ def _own_fast_path(name, sig, out, *inputs):
         strides[k] = 0 if scalar else a.itemsize
     with nogil:
         fn(data, strides, n)
-        feclearexcept(FPE_MASK)
+        titer_clear_fp_flags(FPE_MASK)
     return out

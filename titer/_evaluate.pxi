@@ -316,7 +316,7 @@ cdef void ev_range(const Plan *p, int64_t begin, int64_t end, char *scratch) noe
     if end <= begin:
         return
     memset(flags, 0, sizeof(flags))
-    feclearexcept(FPE_MASK)
+    titer_clear_fp_flags(FPE_MASK)
     ev_walk(run, p, begin, end, run.out_data, scratch, flags)
     if run.stream:
         titer_stream_fence()
@@ -342,7 +342,7 @@ cdef void ev_reduce_leaves(const Plan *p, int64_t first, int64_t last,
     cdef int64_t leaf, row, piece, begin, end
     cdef char *row_acc
     memset(flags, 0, sizeof(flags))
-    feclearexcept(FPE_MASK)
+    titer_clear_fp_flags(FPE_MASK)
     for leaf in range(first, last):
         row = leaf // run.per_row
         piece = leaf - row * run.per_row
@@ -384,7 +384,7 @@ cdef void ev_reduce_columns(const Plan *p, int64_t first, int64_t last,
     cdef char *data[3]
     cdef int64_t strides[3]
     memset(flags, 0, sizeof(flags))
-    feclearexcept(FPE_MASK)
+    titer_clear_fp_flags(FPE_MASK)
     strides[0] = titem
     strides[1] = titem
     strides[2] = titem

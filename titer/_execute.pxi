@@ -3,9 +3,11 @@
 # C Plan; floating-point flags are gathered per chunk and returned.
 
 cdef extern from "<fenv.h>" nogil:
-    int feclearexcept(int)
     int fetestexcept(int)
     int FE_DIVBYZERO, FE_OVERFLOW, FE_UNDERFLOW, FE_INVALID
+
+cdef extern from "titer_fpflags.h" nogil:
+    void titer_clear_fp_flags(int mask) noexcept
 
 cdef extern from "titer_generated.h" nogil:
     void titer_copy_bytes(const char *src, int64_t src_stride, char *dst,
@@ -271,7 +273,7 @@ cdef void run_piece(range_runner run, const Plan *p, titer_team *team, int64_t p
     """Piece `piece` of `per` units, dynamically claimed: timed for the
     team, FP flags kept; the thread's own slice of the run's staging memory."""
     cdef int64_t began = titer_piece_begin()
-    feclearexcept(FPE_MASK)
+    titer_clear_fp_flags(FPE_MASK)
     run(p, piece * per, min(piece * per + per, units),
         stage + <size_t>titer_thread_num() * per_thread if stage != NULL else NULL)
     titer_piece_end(team, began, fetestexcept(FPE_MASK))
@@ -322,7 +324,7 @@ cdef int for_each(const Plan *p, int64_t grain, int nthreads) noexcept nogil:
         return 0
     if p.tile > 0:
         return for_each_tiled(p, grain, nthreads)
-    feclearexcept(FPE_MASK)
+    titer_clear_fp_flags(FPE_MASK)
     if titer_team_open(&team, nthreads, work_units(p.numel, grain)) == 1 and p.stream_output:
         # one thread is latency-bound, not bandwidth-bound: plain stores win
         serial = p[0]

@@ -71,6 +71,6 @@ cdef int for_each_tiled(const Plan *p, int64_t grain, int nthreads) noexcept nog
     cdef int64_t rows = (p.shape[1] + p.tile - 1) // p.tile
     cdef int64_t units = rows * (p.numel // (p.shape[0] * p.shape[1]))
     cdef titer_team team
-    feclearexcept(FPE_MASK)
+    titer_clear_fp_flags(FPE_MASK)
     titer_team_open(&team, nthreads, min(work_units(p.numel, grain), units))
     return run_pieces(run_tile_rows, p, units, &team)

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "titer_fpflags.h"   /* titer_clear_fp_flags */
 #include "titer_threads.h"
 
 extern int titer_loop_error;      /* _elementwise.pxi: a Python error from a nogil loop */
@@ -552,7 +553,7 @@ static void titer_fold_masked(const titer_reduction *r, int64_t j0, int64_t j1) 
             int64_t began_ = titer_piece_begin();                                   \
             int team_slot_ = titer_thread_num();    /* < the team's size */         \
             (void)team_slot_;                                                       \
-            feclearexcept(TITER_FPE_MASK);                                          \
+            titer_clear_fp_flags(TITER_FPE_MASK);                                          \
             __VA_ARGS__;                                                            \
             titer_piece_end((team), began_, fetestexcept(TITER_FPE_MASK));          \
         }                                                                           \
@@ -640,7 +641,7 @@ static int titer_inner_leaves_run(const titer_reduction *r, const titer_leaves *
 static int titer_reduce_run(const titer_reduction *r, int nthreads, int64_t grain) {
     titer_team team;
     int status = 0;
-    feclearexcept(TITER_FPE_MASK);
+    titer_clear_fp_flags(TITER_FPE_MASK);
     if ((double)r->nred * (double)r->nout < (double)grain) nthreads = 1;
     if (titer_reduce_folds(r)) {
         titer_team_open(&team, nthreads, r->nout);
@@ -768,7 +769,7 @@ static int titer_scan_run(const titer_scan_plan *s, int nthreads, int64_t grain)
     titer_team team;
     int rowwise = titer_scan_rowwise(s);
     int64_t units;
-    feclearexcept(TITER_FPE_MASK);
+    titer_clear_fp_flags(TITER_FPE_MASK);
     if (rowwise) {
         int64_t k0 = s->kd.shape[0];
         units = (k0 + TITER_SCAN_TILE - 1) / TITER_SCAN_TILE * (s->nout / k0);
