@@ -81,6 +81,21 @@ cdef bint _same_data(a, b):
             and a.strides == b.strides and a.dtype == b.dtype)
 
 
+cdef bint _bounds_overlap(cnp.ndarray a, cnp.ndarray b):
+    """np.may_share_memory(a, b) (its default, a bounds check: the bytes the
+    two can touch overlap), without its ~0.3 us of Python call."""
+    cdef char *lo_a
+    cdef char *hi_a
+    cdef char *lo_b
+    cdef char *hi_b
+    memory_extent(cnp.PyArray_NDIM(a), <const int64_t *>cnp.PyArray_DIMS(a),
+                  <const int64_t *>cnp.PyArray_STRIDES(a), <int>cnp.PyArray_ITEMSIZE(a),
+                  <char *>cnp.PyArray_DATA(a), &lo_a, &hi_a)
+    memory_extent(cnp.PyArray_NDIM(b), <const int64_t *>cnp.PyArray_DIMS(b),
+                  <const int64_t *>cnp.PyArray_STRIDES(b), <int>cnp.PyArray_ITEMSIZE(b),
+                  <char *>cnp.PyArray_DATA(b), &lo_b, &hi_b)
+    return lo_a < hi_b and lo_b < hi_a
+
 
 def copy(dst, src, casting="same_kind"):
     """``numpy.copyto(dst, src, casting)``: src broadcast into dst, dtype
@@ -91,21 +106,21 @@ def copy(dst, src, casting="same_kind"):
     if not cnp.PyArray_Check(dst):
         raise TypeError("copy: dst must be a numpy.ndarray, got %s" % type(dst).__name__)
     d = dst
+    writeable = cnp.PyArray_ISWRITEABLE(<cnp.ndarray>d)
     dtype_code(d.dtype)
     casting = _frontend.normalize_casting(casting)
     if type(src) in _frontend.PYTHON_SCALARS:
-        _frontend.check_copy(d.shape, d.flags.writeable, (), None, d.dtype, casting)
+        _frontend.check_copy(d.shape, writeable, (), None, d.dtype, casting)
         s = _frontend.copy_scalar(src, d.dtype, casting)
     else:
         s = src if cnp.PyArray_Check(src) else np.asarray(src)
         dtype_code(s.dtype)
-        drop = _frontend.check_copy(d.shape, d.flags.writeable, s.shape, s.dtype, d.dtype,
-                                    casting)
+        drop = _frontend.check_copy(d.shape, writeable, s.shape, s.dtype, d.dtype, casting)
         if drop:
             s = s.reshape(s.shape[drop:])
-    if s is d or _same_data(s, d) or d.size == 0:
+    if s is d or _same_data(s, d) or cnp.PyArray_SIZE(<cnp.ndarray>d) == 0:
         return dst
-    if np.may_share_memory(d, s):
+    if _bounds_overlap(d, s):
         s = _clone(s)          # as if src were copied first (NumPy's rule)
     if _frontend.copy_discards_imaginary(s.dtype, d.dtype):
         _frontend.warn_discarded_imaginary(stacklevel=1)

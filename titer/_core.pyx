@@ -241,6 +241,8 @@ cdef int _CODE_OF_TYPENUM[32]
 cdef int _ALIGNMENT[NUM_TYPES]
 cdef int _ITEMSIZE[NUM_TYPES]
 DTYPES = tuple(np.dtype(c) for c in _ops.TYPECHARS)
+# per code, an integer dtype's (min, max), None for the others
+INT_BOUNDS = tuple(_frontend.int_range(dt) if dt.kind in "iu" else None for dt in DTYPES)
 
 
 def _init_dtype_tables():

@@ -196,8 +196,8 @@ cdef int python_scalar_into(char *buf, object value, int code, bint comparing_in
         buf[0] = 1 if value else 0
         src_code = 0
     elif t is int and DTYPES[code].kind in "iub":
-        info = np.iinfo(DTYPES[code]) if DTYPES[code].kind != "b" else None
-        if info is not None and not info.min <= value <= info.max:
+        bounds = INT_BOUNDS[code]
+        if bounds is not None and not bounds[0] <= value <= bounds[1]:
             if comparing_ints:
                 return 1
             _frontend.check_python_int(value, DTYPES[code])
