@@ -291,9 +291,11 @@ cdef int compute_shape(Plan *p, BuildState st, BuildFlags *flags) except -1:
             if a == 1:
                 p.shape[ndim - 1 - k] = b
             elif b != 1 and b != a:
+                # (a list, not a generator: a generator here made Cython
+                # allocate its closure at every call of this function)
                 raise ValueError("operands could not be broadcast together with shapes %s"
-                                 % " ".join(_shape_str(st.operand_shape(j))
-                                            for j in range(p.noutputs, p.ntensors)))
+                                 % " ".join([_shape_str(st.operand_shape(j))
+                                             for j in range(p.noutputs, p.ntensors)]))
     p.ndim = ndim
     if not flags.resize_outputs:
         for i in range(p.noutputs):

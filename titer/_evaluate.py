@@ -236,7 +236,7 @@ def _evaluate(expr, local_dict, frame, out, casting, order):
         if not isinstance(program, str):    # the expression is one operand
             return _single(program, values, out, casting)
         return _compose_root(tree, values, out, casting)
-    leaves = [values[name] for name in program.leaves]    # EvalPass makes them native
+    leaves = compiled.leaves_of(values)                 # EvalPass makes them native
     if out is None and order != "K":
         out = np.empty(np.broadcast_shapes(*[x.shape for x in leaves]), program.result_dtype,
                        order=_alloc_order(order, leaves))
@@ -251,8 +251,10 @@ def _evaluate(expr, local_dict, frame, out, casting, order):
         if not out.flags.writeable:
             raise ValueError("output array is read-only")
         target = np.empty(out.shape, out.dtype.newbyteorder("="))
+    consts = compiled.consts_of(values)
     try:
-        run = _core.EvalPass(compiled, target, leaves, _constants(program, values))
+        run = _core.EvalPass(compiled, target, leaves,
+                             _constants(program, values) if consts is None else consts)
     except OverflowError:
         # an int constant NumPy answers by its value (a comparison with an
         # int out of the array's range) or refuses: composed calls do either
