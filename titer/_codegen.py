@@ -185,6 +185,12 @@ _VECTOR_FORMS_F8 = {"titer_fast_tanf": ("titer_tanf_rcp14", "titer_vtanf8")}
 _VECTOR_FORMS2 = {"titer_fast_powerf": ("titer_powf_table", "titer_vpowf")}
 
 
+# ops whose loops have a variant for vector popcnt (TITER_VPOPCNT_TARGET in
+# titer_target_avx512.h, chosen at run time by titer_vpopcnt_enabled): op ->
+# the kernel family the variant runs (titer_scalar.h, per type char)
+_VPOPCNT_OPS = {"bitwise_count": "titer_popcount_insn"}
+
+
 def split_loop_body(op, sig, ins, outs):
     """The loop of an own vectorized path (titer_loops.h TITER_SPLIT_LOOP)."""
     fast = op.fast[sig]
@@ -269,6 +275,15 @@ def emit_loop(op, sig):
         body = plain
         if ops.quiet_invalid(op, sig):      # NOTE [quiet compares] in titer/_ops.py
             body = "TITER_QUIET_INVALID(%s)" % plain
+        if op.name in _VPOPCNT_OPS:         # a variant where the unit's target allows it
+            variant = core_loop_name(op, sig) + "_vpopcnt"
+            decls = ("#ifdef TITER_VPOPCNT_TARGET\nTITER_VPOPCNT_TARGET static void "
+                     "%s(char **data, const int64_t *strides, int64_t n) {\n    %s(%s, %s)\n}\n"
+                     "#endif\n\n" % (variant, shape, ", ".join(types),
+                                       _VPOPCNT_OPS[op.name] + "_" + sig[0]))
+            body = ("\n#ifdef TITER_VPOPCNT_TARGET\n    if (titer_vpopcnt_enabled) {\n"
+                    "        %s(data, strides, n);\n        return;\n    }\n#endif\n    %s"
+                    % (variant, body))
         attrs = no_trapping_math(op, sig)
         if any(call in ops.lookup_expr(op, ins)[1] for call in _FUSED_CALLS):
             attrs += "TITER_SIMD_FMA_CLONES "

@@ -40,6 +40,7 @@ cdef extern from *:
     int titer_use_fma = 0;   /* see titer_scalar.h */
     int titer_half_tables_filled = 0;   /* titer_loops.h NOTE [float16 tables] */
     int titer_half_nextafter_gives_y = 0;   /* titer_scalar.h, from _frontend */
+    int titer_vpopcnt_enabled = 0;   /* titer_scalar.h */
     #ifdef TITER_VL
     static const int titer_vector_libm = 1;   /* titer_veclib.h */
     #else
@@ -148,6 +149,14 @@ cdef extern from *:
     #endif
         return titer_masked_loop_table;
     }
+    static int titer_cpu_has_vpopcnt(void) {
+    #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512vpopcntdq") && __builtin_cpu_supports("avx512bitalg");
+    #else
+        return 0;
+    #endif
+    }
     static int titer_cpu_has_fma(void) {
     #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
         __builtin_cpu_init();
@@ -169,8 +178,10 @@ cdef extern from *:
     int titer_use_fma
     int titer_half_tables_filled
     int titer_half_nextafter_gives_y
+    int titer_vpopcnt_enabled
     const int titer_vector_libm
     int titer_cpu_has_fma()
+    int titer_cpu_has_vpopcnt()
     int titer_isa_compiled(int level)
     int titer_isa_supported(int level)
     const titer_loop_entry *titer_isa_loops(int level, int *count)
@@ -181,6 +192,7 @@ cdef extern from *:
 
 
 titer_use_fma = titer_cpu_has_fma()
+titer_vpopcnt_enabled = titer_cpu_has_vpopcnt()
 titer_half_nextafter_gives_y = _frontend.KERNEL_FLAGS["titer_half_nextafter_gives_y"]
 
 
@@ -189,6 +201,13 @@ def _set_half_nextafter_gives_y(int value):
     (_frontend.HALF_NEXTAFTER_GIVES_Y); returns the old value."""
     global titer_half_nextafter_gives_y
     old, titer_half_nextafter_gives_y = titer_half_nextafter_gives_y, value
+    return old
+
+def _set_vpopcnt(int value):
+    """Tests: the bitwise_count loops of the avx512 level with vector popcnt
+    (1, where the CPU has it) or by SWAR steps (0); returns the old value."""
+    global titer_vpopcnt_enabled
+    old, titer_vpopcnt_enabled = titer_vpopcnt_enabled, value and titer_cpu_has_vpopcnt()
     return old
 
 ISA_LEVELS = ("baseline", "avx2", "avx512")

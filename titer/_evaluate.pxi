@@ -529,8 +529,8 @@ cdef class EvalProgram:
     def consts_of(self, dict values):
         """Per constant slot, its value from a call's values (EvalPass's
         `consts`), or None where a prelude computes some first (the
-        caller's _constants then does).  A repeated call's per-call cost:
-        a Python comprehension over the slots took ~0.5 us."""
+        caller's _constants then does).  (With leaves_of, in place of two
+        Python comprehensions that cost a repeated call ~0.5 us.)"""
         if self.const_refs is None:
             return None
         return [ref[1] if ref[0] == "literal" else values[ref[1]] for ref in self.const_refs]

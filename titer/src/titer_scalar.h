@@ -544,6 +544,13 @@ TITER_INLINE uint8_t titer_popcount_##S(T a) {                               \
     x = (U)((x + (x >> 4)) & (U)0x0f0f0f0f0f0f0f0full);                      \
     return (uint8_t)((U)(x * (U)0x0101010101010101ull) >> (sizeof(U) * 8 - 8)); \
 }                                                                            \
+/* the same count by the popcnt builtin, for loops built where the target has \
+   vector popcnt (TITER_VPOPCNT_TARGET: AVX512-VPOPCNTDQ and BITALG) */      \
+TITER_INLINE uint8_t titer_popcount_insn_##S(T a) {                          \
+    U x = titer_iabs_##S(a);                                                 \
+    return (uint8_t)(sizeof(U) == 8 ? __builtin_popcountll((uint64_t)x)      \
+                                    : __builtin_popcount((unsigned int)x));  \
+}                                                                            \
 /* reciprocal's fast path (TITER_SPLIT_LOOP; a zero goes to the kernel    \
  * below): 1 / a for a nonzero a, which raises nothing */                 \
 TITER_FAST_INLINE int titer_fast_reciprocal_##S##_ok(T a) { return a != 0; } \
@@ -616,6 +623,10 @@ TITER_INT_DEFS(L, uint64_t, uint64_t, 0, 0)
 #define titer_lshift(a, b) titer_int_pick(titer_lshift, a)((a), (b))
 #define titer_rshift(a, b) titer_int_pick(titer_rshift, a)((a), (b))
 #define titer_popcount(a) titer_int_pick(titer_popcount, a)(a)
+/* set at import (_core.pyx) where the CPU has AVX512-VPOPCNTDQ and BITALG:
+   the avx512 unit's bitwise_count loops then run their TITER_VPOPCNT_TARGET
+   variants */
+extern int titer_vpopcnt_enabled;
 #define titer_ireciprocal(a) titer_int_pick(titer_ireciprocal, a)(a)
 #define titer_clip_int(a, b, c) titer_int_pick(titer_clip_int, a)((a), (b), (c))
 
