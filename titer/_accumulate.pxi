@@ -55,7 +55,7 @@ def accumulate(name, x, axis=0, dtype=None, out=None):
     # temporary, so out= is untouched when it does
     loop_may_fail = entry.name == "power" and T.kind == "i"
     direct = (out is not None and _usable_as_is(out, T) and not loop_may_fail
-              and (exact_alias or not np.may_share_memory(out, xa)))
+              and (exact_alias or not arrays_may_overlap(out, xa)))
     res = out if direct else _keep_order_empty(xa.shape, xa, T)
     if xa.size == 0:
         return res if out is None else out

@@ -81,22 +81,6 @@ cdef bint _same_data(a, b):
             and a.strides == b.strides and a.dtype == b.dtype)
 
 
-cdef bint _bounds_overlap(cnp.ndarray a, cnp.ndarray b):
-    """np.may_share_memory(a, b) (its default, a bounds check: the bytes the
-    two can touch overlap), without its ~0.3 us of Python call."""
-    cdef char *lo_a
-    cdef char *hi_a
-    cdef char *lo_b
-    cdef char *hi_b
-    memory_extent(cnp.PyArray_NDIM(a), <const int64_t *>cnp.PyArray_DIMS(a),
-                  <const int64_t *>cnp.PyArray_STRIDES(a), <int>cnp.PyArray_ITEMSIZE(a),
-                  <char *>cnp.PyArray_DATA(a), &lo_a, &hi_a)
-    memory_extent(cnp.PyArray_NDIM(b), <const int64_t *>cnp.PyArray_DIMS(b),
-                  <const int64_t *>cnp.PyArray_STRIDES(b), <int>cnp.PyArray_ITEMSIZE(b),
-                  <char *>cnp.PyArray_DATA(b), &lo_b, &hi_b)
-    return lo_a < hi_b and lo_b < hi_a
-
-
 def copy(dst, src, casting="same_kind"):
     """``numpy.copyto(dst, src, casting)``: src broadcast into dst, dtype
     conversion in titer's cast loops, NumPy's warnings for NaN/inf to
@@ -120,7 +104,7 @@ def copy(dst, src, casting="same_kind"):
             s = s.reshape(s.shape[drop:])
     if s is d or _same_data(s, d) or cnp.PyArray_SIZE(<cnp.ndarray>d) == 0:
         return dst
-    if _bounds_overlap(d, s):
+    if arrays_may_overlap(d, s):
         s = _clone(s)          # as if src were copied first (NumPy's rule)
     if _frontend.copy_discards_imaginary(s.dtype, d.dtype):
         _frontend.warn_discarded_imaginary(stacklevel=1)

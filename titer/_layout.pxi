@@ -145,6 +145,22 @@ cdef void memory_extent(int ndim, const int64_t *shape, const int64_t *strides,
     hi[0] = data + high + itemsize
 
 
+cdef bint arrays_may_overlap(cnp.ndarray a, cnp.ndarray b):
+    """np.may_share_memory(a, b) (its default, a bounds check: the bytes the
+    two can touch overlap), without its ~0.3 us of Python call."""
+    cdef char *lo_a
+    cdef char *hi_a
+    cdef char *lo_b
+    cdef char *hi_b
+    memory_extent(cnp.PyArray_NDIM(a), <const int64_t *>cnp.PyArray_DIMS(a),
+                  <const int64_t *>cnp.PyArray_STRIDES(a), <int>cnp.PyArray_ITEMSIZE(a),
+                  <char *>cnp.PyArray_DATA(a), &lo_a, &hi_a)
+    memory_extent(cnp.PyArray_NDIM(b), <const int64_t *>cnp.PyArray_DIMS(b),
+                  <const int64_t *>cnp.PyArray_STRIDES(b), <int>cnp.PyArray_ITEMSIZE(b),
+                  <char *>cnp.PyArray_DATA(b), &lo_b, &hi_b)
+    return lo_a < hi_b and lo_b < hi_a
+
+
 cdef bint has_internal_overlap(int ndim, const int64_t *shape, const int64_t *strides,
                                int itemsize) noexcept nogil:
     """True when two index tuples can reach one byte: a stride-0 (or too

@@ -205,7 +205,7 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
     # the output in the loop dtype, keepdims-shaped
     direct = (out is not None and _usable_as_is(out, T)
               and not (entry.name == "power" and T.kind == "i")    # may raise: see accumulate
-              and not np.may_share_memory(out, xa))
+              and not arrays_may_overlap(out, xa))
     if direct:
         outk = out if keepdims else np.expand_dims(out, axes)
     else:
