@@ -373,7 +373,16 @@ def test_float16_sign_keeps_numpys_bits():
     assert _warned(lambda: titer.elementwise("sign", None, bits.view(np.float16))) == []
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_float16_spacing_of_every_value():
+    """float16 spacing (selects on the bits, flags from float operations):
+    NumPy's bits for all 65536 inputs, in one vector-loop call."""
+    x = np.arange(65536, dtype=np.uint16).view(np.float16)
+    with np.errstate(all="ignore"):
+        got, want = titer.elementwise("spacing", None, x), np.spacing(x)
+    np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 def test_spacing_bits_and_flags_at_every_exponent_edge(dtype):
     """The branch-free spacing: at both ends of every exponent (normal and
     subnormal, both signs), zeros, the largest float, inf and nan, NumPy's
