@@ -40,7 +40,8 @@ gpu_tests() {
     # the GPU is shared by the workers; the CPU oracle is what takes the time
     "$PY" -c "import xdist" 2>/dev/null && workers=(-n "${TITER_GPU_WORKERS:-8}")
     "$PY" -m pytest -q -p no:cacheprovider -rs "${workers[@]}" --junitxml="$OUT/gpu-tests.xml" \
-        tests/test_cuda_gpu.py tests/test_cuda_gpu_reduce.py tests/test_cuda_nvrtc.py || rc=1
+        tests/test_cuda_gpu.py tests/test_cuda_gpu_reduce.py tests/test_cuda_gpu_evaluate.py \
+        tests/test_cuda_nvrtc.py || rc=1
     "$PY" -m titer gpu || rc=1
     return $rc
 }

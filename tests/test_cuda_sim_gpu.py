@@ -12,7 +12,8 @@ import pytest
 from titer.cuda import host
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GPU_TEST_FILES = ["tests/test_cuda_gpu.py", "tests/test_cuda_gpu_reduce.py"]
+GPU_TEST_FILES = ["tests/test_cuda_gpu.py", "tests/test_cuda_gpu_reduce.py",
+                  "tests/test_cuda_gpu_evaluate.py"]
 
 pytestmark = pytest.mark.skipif(host.find_cxx() is None, reason="no C++ compiler (g++)")
 

@@ -427,12 +427,24 @@ def test_whitelist_rejections(expr, part):
     assert part in str(info.value)
 
 
-def test_gpu_and_duck_arrays_refused():
+def test_gpu_arrays_run_the_composed_calls_and_duck_arrays_are_refused():
+    """A GPU array (operand or out=) goes to titer.elementwise's device
+    executor (tests/test_cuda_gpu_evaluate.py: on a GPU): here a stand-in
+    gets the error that call gives it."""
     class Device:
         __cuda_array_interface__ = {}
 
-    with pytest.raises(TypeError, match="NumPy arrays"):
-        titer.evaluate("d + 1", {"d": Device()})
+    def error(fn):
+        with pytest.raises(Exception) as info:
+            fn()
+        return type(info.value), str(info.value)
+
+    d = Device()
+    assert error(lambda: titer.evaluate("d + 1", {"d": d})) == \
+        error(lambda: titer.elementwise("add", None, d, 1))
+    assert error(lambda: titer.evaluate("x + 1", {"x": np.ones(3)}, out=d)) == \
+        error(lambda: titer.elementwise("add", d, np.ones(3), 1))
+    assert "on the GPU" in titer.explain_evaluate("d + 1", {"d": d})
     with pytest.raises(TypeError, match="plain NumPy arrays"):
         titer.evaluate("m + 1", {"m": np.ma.masked_array([1.0, 2.0])})
 

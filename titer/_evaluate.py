@@ -80,8 +80,9 @@ def evaluate(expr, local_dict=None, *, out=None, casting="same_kind", order="K")
     The result is what composing ``titer.elementwise`` calls gives (NumPy's
     dtypes, NEP 50 for Python numbers, NumPy's warnings and errors); `out`,
     `casting` and `order` act on the last operation as in a ufunc call
-    (`casting` applies to every operation).  Runs on NumPy arrays; a CuPy
-    array is a TypeError."""
+    (`casting` applies to every operation).  NumPy arrays run fused; CuPy
+    arrays (any operand or `out`) run the composed calls themselves, each
+    a titer kernel on their device."""
     frame = sys._getframe(1)
     return _evaluate(expr, local_dict, frame, out, casting, order)
 
@@ -90,7 +91,11 @@ def explain_evaluate(expr, local_dict=None, *, out=None, casting="same_kind"):
     """The program titer.evaluate runs for `expr` with these operands, as text."""
     frame = sys._getframe(1)
     tree, names, exponents = _parsed(expr)
-    values, types = _operands(_lookup(names, exponents, local_dict, frame)[0])
+    raw = _lookup(names, exponents, local_dict, frame)[0]
+    if _on_device(raw, out):
+        return ("titer.evaluate(%r): composed titer.elementwise calls on the GPU "
+                "(not fused)" % expr)
+    values, types = _operands(raw)
     arg = tree.arg if isinstance(tree, Reduction) else tree
     program, compiled = _program(expr, arg, names, values, types, casting,
                                  None if out is None or isinstance(tree, Reduction)
@@ -128,15 +133,13 @@ def _lookup(names, exponent_names, local_dict, frame):
 
 def _operand(name, x):
     """(kind, type, value) of an operand: an array of at least one dim is
-    a leaf; Python numbers, NumPy scalars and 0-d arrays are constants."""
+    a leaf; Python numbers, NumPy scalars and 0-d arrays are constants.
+    (GPU arrays never get here: `_on_device` sends them to the composed
+    calls.)"""
     t = type(x)
     if t in _PYTHON_NUMBERS:
         return "scalar", _frontend.resolution_type(x), x
     if t is not np.ndarray and not isinstance(x, np.generic):
-        if hasattr(type(x), "__cuda_array_interface__") or hasattr(x, "__cuda_array_interface__"):
-            raise TypeError("titer.evaluate runs on NumPy arrays; %r is a GPU array (%s): "
-                            "compose titer.elementwise calls on it instead"
-                            % (name, t.__name__))
         if isinstance(x, np.ndarray) or hasattr(type(x), "__array_ufunc__"):
             raise TypeError("titer.evaluate runs on plain NumPy arrays; %r is a %s"
                             % (name, t.__name__))
@@ -207,6 +210,8 @@ def _evaluate(expr, local_dict, frame, out, casting, order):
         if isinstance(out, tuple) and len(out) == 1:
             out = out[0]
         if type(out) is not np.ndarray:
+            if _frontend.is_device_array(out):
+                return _compose_call(tree, values, out, casting, order)
             raise TypeError("titer.evaluate: out must be a numpy.ndarray, got %s"
                             % type(out).__name__)
     if order != "K":
@@ -217,6 +222,8 @@ def _evaluate(expr, local_dict, frame, out, casting, order):
         found = _PROGRAMS.get((expr, casting, None if out is None else out.dtype, parts))
     if found is None:
         _frontend.normalize_casting(casting)
+        if parts is None and _on_device(values, None):
+            return _compose_call(tree, values, out, casting, order)
         values, types = _operands(values)
         if isinstance(tree, Reduction):
             return _reduce(expr, tree, names, values, types, out, casting)
@@ -228,14 +235,14 @@ def _evaluate(expr, local_dict, frame, out, casting, order):
             # that cannot be planned -- unless a node before it raises first
             # (a negative integer exponent, a Python int its dtype cannot
             # hold): run them, for the error they give.
-            return _compose_root(tree, values, out, casting)
+            return _compose_root(tree, values, out, casting, order)
     elif isinstance(tree, Reduction):
         return _reduce(expr, tree, names, values, None, out, casting)
     program, compiled = found
     if compiled is None:
         if not isinstance(program, str):    # the expression is one operand
             return _single(program, values, out, casting)
-        return _compose_root(tree, values, out, casting)
+        return _compose_root(tree, values, out, casting, order)
     leaves = compiled.leaves_of(values)                 # EvalPass makes them native
     if out is None and order != "K":
         out = np.empty(np.broadcast_shapes(*[x.shape for x in leaves]), program.result_dtype,
@@ -258,11 +265,11 @@ def _evaluate(expr, local_dict, frame, out, casting, order):
     except OverflowError:
         # an int constant NumPy answers by its value (a comparison with an
         # int out of the array's range) or refuses: composed calls do either
-        return _compose_root(tree, values, out, casting)
+        return _compose_root(tree, values, out, casting, order)
     if run.numel == 0 and any(x.size for x in leaves):
         # an empty result of non-empty operands: the composed calls compute
         # (and warn about) the intermediates of the operands' own shapes
-        return _compose_root(tree, values, out, casting)
+        return _compose_root(tree, values, out, casting, order)
     if compiled.discards_imaginary:
         _warn_discarded(program)
     if run.run_all():
@@ -390,14 +397,35 @@ def _composed_op(node, args):
     inexact x, as ndarray's `**`)."""
     if node.op != "**":
         return node.op, args
-    base_type = None if type(args[0]) in _PYTHON_NUMBERS else np.asarray(args[0]).dtype
+    base = args[0]
+    base_type = (None if type(base) in _PYTHON_NUMBERS
+                 else base.dtype if hasattr(base, "dtype") else np.asarray(base).dtype)
     special = fast_power(base_type, args[1] if type(args[1]) in (int, float) else None)
     return (special, args[:1]) if special is not None else ("power", args)
 
 
-def _compose_root(tree, values, out, casting):
+def _compose_root(tree, values, out, casting, order="K"):
     op, args = _composed_op(tree, [_compose(a, values, casting) for a in tree.args])
-    return _core.elementwise(op, out, *args, casting=casting)
+    return _core.elementwise(op, out, *args, casting=casting, order=order)
+
+
+def _on_device(values, out):
+    """A GPU array among the operands or out=: the composed calls run them
+    (titer.elementwise and titer.reduce launch titer's kernels on the
+    device; a mix with NumPy arrays gets their error)."""
+    return (out is not None and _frontend.is_device_array(out)) or any(
+        _frontend.is_device_array(x) for x in values.values())
+
+
+def _compose_call(tree, values, out, casting, order):
+    """The expression as its definition: composed titer calls (the GPU's
+    evaluate: one kernel and one temporary per operation)."""
+    if isinstance(tree, Reduction):
+        return _core.reduce(tree.op, _compose(tree.arg, values, casting), tree.axis, None, out)
+    if isinstance(tree, (Name, Literal)):       # one operand: a copy of it
+        value = _compose(tree, values, casting)
+        return _core.copy(_core.empty_like(value) if out is None else out, value, casting)
+    return _compose_root(tree, values, out, casting, order)
 
 
 # -- top-level reductions ------------------------------------------------------
