@@ -391,6 +391,11 @@ def test_many_leaves_and_long_programs_compose_instead():
     a = np.arange(10.0)
     long_expr = "a" + " + a" * 80
     np.testing.assert_array_equal(titer.evaluate(long_expr), a * 81)
+    # order= reaches the composed calls' last op
+    grid = {"x%d" % i: np.full((3, 4), float(i)) for i in range(10)}
+    got = titer.evaluate(" + ".join(grid), grid, order="F")
+    assert got.flags.f_contiguous and not got.flags.c_contiguous
+    assert_same(got, compose(_chain(list(grid)), grid, titer_call))
 
 
 def _chain(names):
