@@ -269,6 +269,63 @@ def test_int_min_floor_divide_minus_one_never_crashes():
             assert_like_numpy(name, (a, b), "%s %s" % (name, dtype))
 
 
+INT_DIVISION = ("floor_divide", "remainder", "fmod", "divmod")
+
+
+def _int_division_pairs(dtype, rng):
+    """(a, b) for the integer division fast paths: every pair of an 8-bit
+    type; else a million random pairs over every magnitude, with the
+    type's edges (MIN, MAX, -1, 0, 1, 2) against every divisor kind."""
+    info = np.iinfo(dtype)
+    if info.bits == 8:
+        values = np.arange(info.min, info.max + 1).astype(dtype)
+        return np.repeat(values, values.size), np.tile(values, values.size)
+    wide = rng.integers(info.min, info.max, 10 ** 6, endpoint=True, dtype=np.int64)
+    shifts = rng.integers(0, info.bits, (2, wide.size))
+    a = (wide >> shifts[0]).astype(dtype)
+    b = (rng.permutation(wide) >> shifts[1]).astype(dtype)
+    edges = np.array(sorted({info.min, info.min + 1, info.max, info.max - 1, 0, 1, 2}
+                            | ({-1, -2} if info.min else set())), dtype=dtype)
+    grid_a, grid_b = np.repeat(edges, edges.size), np.tile(edges, edges.size)
+    return np.concatenate([a, grid_a, b[:5000]]), np.concatenate([b, grid_b, edges.repeat(
+        -(-5000 // edges.size))[:5000]])
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "int32", "uint32"])
+def test_integer_division_fast_paths_give_numpys_bits_and_warnings(dtype):
+    """floor_divide, remainder, fmod and divmod of 8- to 32-bit integers
+    through one float division (titer_scalar.h TITER_IDIV_FAST_DEFS): NumPy's
+    bits on every 8-bit pair and a million 16/32-bit ones with the edges
+    (zero divisors and MIN / -1 go to the kernels: NumPy's answers and
+    warnings, also inside whole vectors of in-range pairs), contiguous, with
+    a scalar on either side and strided."""
+    rng = np.random.default_rng(5)
+    a, b = _int_division_pairs(dtype, rng)
+    for name in INT_DIVISION:
+        with np.errstate(all="ignore"):
+            same_as_numpy(name, titer.elementwise(name, None, a, b), getattr(np, name)(a, b),
+                          "%s %s pairs" % (name, dtype))
+        in_range = a[b != 0][:20000], b[b != 0][:20000]
+        if np.iinfo(dtype).min:
+            keep = ~((in_range[0] == np.iinfo(dtype).min) & (in_range[1] == -1))
+            in_range = in_range[0][keep], in_range[1][keep]
+        assert _warned(lambda: titer.elementwise(name, None, *in_range)) == []
+        for u, v, context in ((a[::3], b[::3], "strided"), (a, np.asarray(7, dtype), "scalar y"),
+                              (np.asarray(-9 if np.iinfo(dtype).min else 9, dtype), b, "scalar x")):
+            with np.errstate(all="ignore"):
+                same_as_numpy(name, titer.elementwise(name, None, u, v), getattr(np, name)(u, v),
+                              "%s %s %s" % (name, dtype, context))
+        # a zero divisor (and MIN / -1) alone in a run of 40 in-range pairs
+        for bad_a, bad_b in [(5, 0)] + ([(np.iinfo(dtype).min, -1)] if np.iinfo(dtype).min else []):
+            u, v = np.full(40, 9, dtype), np.full(40, 4, dtype)
+            u[17], v[17] = bad_a, bad_b
+            assert _warned(lambda: titer.elementwise(name, None, u, v)) == \
+                _warned(lambda: getattr(np, name)(u, v)), (name, dtype, bad_a, bad_b)
+            with np.errstate(all="ignore"):
+                same_as_numpy(name, titer.elementwise(name, None, u, v), getattr(np, name)(u, v),
+                              "%s %s run" % (name, dtype))
+
+
 # -- floats: signed zeros, NaN rules, branch cuts --------------------------------
 
 def test_fmax_fmin_vs_maximum_minimum_nan_rules():
