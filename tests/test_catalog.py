@@ -280,25 +280,31 @@ def _int_division_pairs(dtype, rng):
     if info.bits == 8:
         values = np.arange(info.min, info.max + 1).astype(dtype)
         return np.repeat(values, values.size), np.tile(values, values.size)
-    wide = rng.integers(info.min, info.max, 10 ** 6, endpoint=True, dtype=np.int64)
-    shifts = rng.integers(0, info.bits, (2, wide.size))
-    a = (wide >> shifts[0]).astype(dtype)
-    b = (rng.permutation(wide) >> shifts[1]).astype(dtype)
-    edges = np.array(sorted({info.min, info.min + 1, info.max, info.max - 1, 0, 1, 2}
-                            | ({-1, -2} if info.min else set())), dtype=dtype)
+    wide = rng.integers(info.min, info.max, 10 ** 6, endpoint=True, dtype=dtype)
+    shifts = rng.integers(0, info.bits, (2, wide.size)).astype(dtype)
+    a, b = wide >> shifts[0], rng.permutation(wide) >> shifts[1]
+    edges = {info.min, info.min + 1, info.max, info.max - 1, 0, 1, 2} | (
+        {-1, -2} if info.min else set())
+    if info.bits == 64:         # the fast path's bound: magnitudes up to 2^52
+        edges |= {2 ** 52 - 1, 2 ** 52, 2 ** 52 + 1} | (
+            {-2 ** 52 + 1, -2 ** 52, -2 ** 52 - 1} if info.min else set())
+    edges = np.array(sorted(edges), dtype=dtype)
     grid_a, grid_b = np.repeat(edges, edges.size), np.tile(edges, edges.size)
     return np.concatenate([a, grid_a, b[:5000]]), np.concatenate([b, grid_b, edges.repeat(
         -(-5000 // edges.size))[:5000]])
 
 
-@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "int32", "uint32"])
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "int32", "uint32",
+                                   "int64", "uint64"])
 def test_integer_division_fast_paths_give_numpys_bits_and_warnings(dtype):
-    """floor_divide, remainder, fmod and divmod of 8- to 32-bit integers
-    through one float division (titer_scalar.h TITER_IDIV_FAST_DEFS): NumPy's
-    bits on every 8-bit pair and a million 16/32-bit ones with the edges
-    (zero divisors and MIN / -1 go to the kernels: NumPy's answers and
-    warnings, also inside whole vectors of in-range pairs), contiguous, with
-    a scalar on either side and strided."""
+    """floor_divide, remainder, fmod and divmod of integers through one
+    float division (titer_scalar.h TITER_IDIV_FAST_DEFS): NumPy's bits on
+    every 8-bit pair and a million wider ones over every magnitude with the
+    edges (zero divisors, MIN / -1 and 64-bit magnitudes above 2^52 go to
+    the kernels: NumPy's answers and warnings, also inside whole vectors of
+    in-range pairs), contiguous, with a scalar on either side and strided.
+    (64-bit: the fast path at the avx512 level, the kernels below it;
+    test_dispatch reruns this at each level.)"""
     rng = np.random.default_rng(5)
     a, b = _int_division_pairs(dtype, rng)
     for name in INT_DIVISION:

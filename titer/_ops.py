@@ -170,13 +170,13 @@ _FAST_PATHS["divmod"] = {"ff->ff": "divmodf", "dd->dd": "divmod"}
 # or large exponents of power (its error) go to the kernel
 _FAST_PATHS["reciprocal"] = {c + "->" + c: "reciprocal_" + c for c in INTS}
 _FAST_PATHS["power"].update({c + c + "->" + c: "power_" + c for c in INTS})
-# the integer division family up to 32 bits: one float division
-# (titer_fast_floor_divide_<c> in titer_scalar.h); zero divisors and MIN / -1
-# go to the kernels
-_FAST_PATHS["floor_divide"].update({c + c + "->" + c: "floor_divide_" + c for c in INTS[:6]})
-_FAST_PATHS["remainder"].update({c + c + "->" + c: "remainder_" + c for c in INTS[:6]})
-_FAST_PATHS["fmod"].update({c + c + "->" + c: "fmod_" + c for c in INTS[:6]})
-_FAST_PATHS["divmod"].update({c + c + "->" + c * 2: "divmod_" + c for c in INTS[:6]})
+# the integer division family: one float division (titer_fast_floor_divide_<c>
+# in titer_scalar.h); zero divisors, MIN / -1 and 64-bit magnitudes above
+# 2^52 go to the kernels
+_FAST_PATHS["floor_divide"].update({c + c + "->" + c: "floor_divide_" + c for c in INTS})
+_FAST_PATHS["remainder"].update({c + c + "->" + c: "remainder_" + c for c in INTS})
+_FAST_PATHS["fmod"].update({c + c + "->" + c: "fmod_" + c for c in INTS})
+_FAST_PATHS["divmod"].update({c + c + "->" + c * 2: "divmod_" + c for c in INTS})
 # (8-bit gcd and lcm vectorize whole: titer_gcd_u8)
 _FAST_PATHS.update({name: {c + c + "->" + c: name + "_" + c for c in INTS[2:]}
                     for name in ("gcd", "lcm")})

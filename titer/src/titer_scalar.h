@@ -615,15 +615,18 @@ TITER_INT_DEFS(i, int32_t, uint32_t, INT32_MIN, 1)
 TITER_INT_DEFS(I, uint32_t, uint32_t, 0, 0)
 TITER_INT_DEFS(l, int64_t, uint64_t, INT64_MIN, 1)
 TITER_INT_DEFS(L, uint64_t, uint64_t, 0, 0)
-/* floor_divide, remainder, fmod and divmod of 8- to 32-bit integers by one
- * float division (Q: float for 8 and 16 bits, double for 32), so the loops
+/* floor_divide, remainder, fmod and divmod of integers by one float
+ * division (Q: float for 8 and 16 bits, double for 32 and 64), so the loops
  * vectorize where x86 has no integer division (the kernels' C division ran
- * at NumPy's 2 ns an element).  The rounded quotient of two such integers
- * is never on the other side of an integer from the exact one: a / b is an
- * integer (then exact) or at least 1/|b| from one, and the rounding moves it
- * by under 2^16/|b| 2^-24 in float (2^32/|b| 2^-53 in double), so its trunc
- * and floor are exact (all 2^32 pairs of each 16-bit type checked, and 2e8
- * random 32-bit ones).  trunc by a conversion to int32 (uint32 from 2^31
+ * at NumPy's 2 ns an element, 3.6 for 64 bits).  The rounded quotient of two
+ * such integers is never on the other side of an integer from the exact
+ * one: a / b is an integer (then exact) or at least 1/|b| from one, and the
+ * rounding moves it by under 2^16/|b| 2^-24 in float (2^32/|b| 2^-53 in
+ * double; 64-bit operands only up to 2^52 in magnitude, INRANGE, so
+ * 2^52/|b| 2^-53), so its trunc and floor are exact (all 2^32 pairs of each
+ * 16-bit type checked, and 2e8 random 32-bit ones; the 64-bit loops use
+ * it only where the unit has AVX-512DQ's int64 conversions:
+ * _codegen._FAST_WITH_AVX512DQ).  trunc by a conversion to int32 (uint32 from 2^31
  * on through q - 2^31: AVX2 has no unsigned one), floor one below it where
  * q is below it -- no floor()/trunc() calls, which vectorize only without trapping
  * math.  The products back in unsigned arithmetic ("+ 0u" keeps narrow
@@ -638,14 +641,21 @@ TITER_FAST_INLINE uint32_t titer_trunc_u32(double q) {
     return (uint32_t)(int32_t)(q - (double)big * 2147483648.0) + ((uint32_t)big << 31);
 }
 #define TITER_TRUNC_U32(q) titer_trunc_u32(q)
-#define TITER_IDIV_FAST_DEFS(S, T, U, MIN, SIGNED, Q, TRUNC)                  \
+#define TITER_IDIV_ANY(S, a, b) 1
+/* |a|, |b| <= 2^52 (int64 by an unsigned shift into [0, 2^53]: an abs's
+   select kept the split loop scalar) */
+#define TITER_IDIV_2_52 ((uint64_t)1 << 52)
+#define TITER_IDIV_SIGNED_2_52(S, a, b) (((uint64_t)(a) + TITER_IDIV_2_52 <= 2 * TITER_IDIV_2_52) \
+                                         & ((uint64_t)(b) + TITER_IDIV_2_52 <= 2 * TITER_IDIV_2_52))
+#define TITER_IDIV_UNSIGNED_2_52(S, a, b) (((a) <= TITER_IDIV_2_52) & ((b) <= TITER_IDIV_2_52))
+#define TITER_IDIV_FAST_DEFS(S, T, U, MIN, SIGNED, Q, TRUNC, INRANGE)         \
 TITER_FAST_INLINE T titer_idiv_trunc_##S(Q q) { return (T)TRUNC(q); }          \
 TITER_FAST_INLINE T titer_idiv_floor_##S(Q q) {                              \
     T t = (T)TRUNC(q);                                                       \
     return (SIGNED) ? (T)(t - (T)(q < (Q)t)) : t;                            \
 }                                                                            \
 TITER_FAST_INLINE int titer_fast_floor_divide_##S##_ok(T a, T b) {             \
-    return (b != 0) & ((a != (T)(MIN)) | (b != (T)-1) | !(SIGNED));          \
+    return (b != 0) & ((a != (T)(MIN)) | (b != (T)-1) | !(SIGNED)) & INRANGE(S, a, b); \
 }                                                                            \
 TITER_FAST_INLINE T titer_fast_floor_divide_##S(T a, T b) {                  \
     return titer_idiv_floor_##S((Q)a / (Q)b);                                \
@@ -671,12 +681,16 @@ TITER_FAST_INLINE int titer_fast_fmod_##S##_ok(T a, T b) {                    \
 TITER_FAST_INLINE int titer_fast_divmod_##S##_ok(T a, T b) {                  \
     return titer_fast_floor_divide_##S##_ok(a, b);                           \
 }
-TITER_IDIV_FAST_DEFS(b, int8_t, uint8_t, INT8_MIN, 1, float, TITER_TRUNC_I32)
-TITER_IDIV_FAST_DEFS(B, uint8_t, uint8_t, 0, 0, float, TITER_TRUNC_I32)
-TITER_IDIV_FAST_DEFS(h, int16_t, uint16_t, INT16_MIN, 1, float, TITER_TRUNC_I32)
-TITER_IDIV_FAST_DEFS(H, uint16_t, uint16_t, 0, 0, float, TITER_TRUNC_I32)
-TITER_IDIV_FAST_DEFS(i, int32_t, uint32_t, INT32_MIN, 1, double, TITER_TRUNC_I32)
-TITER_IDIV_FAST_DEFS(I, uint32_t, uint32_t, 0, 0, double, TITER_TRUNC_U32)
+#define TITER_TRUNC_I64(q) ((int64_t)(q))
+TITER_IDIV_FAST_DEFS(b, int8_t, uint8_t, INT8_MIN, 1, float, TITER_TRUNC_I32, TITER_IDIV_ANY)
+TITER_IDIV_FAST_DEFS(B, uint8_t, uint8_t, 0, 0, float, TITER_TRUNC_I32, TITER_IDIV_ANY)
+TITER_IDIV_FAST_DEFS(h, int16_t, uint16_t, INT16_MIN, 1, float, TITER_TRUNC_I32, TITER_IDIV_ANY)
+TITER_IDIV_FAST_DEFS(H, uint16_t, uint16_t, 0, 0, float, TITER_TRUNC_I32, TITER_IDIV_ANY)
+TITER_IDIV_FAST_DEFS(i, int32_t, uint32_t, INT32_MIN, 1, double, TITER_TRUNC_I32, TITER_IDIV_ANY)
+TITER_IDIV_FAST_DEFS(I, uint32_t, uint32_t, 0, 0, double, TITER_TRUNC_U32, TITER_IDIV_ANY)
+TITER_IDIV_FAST_DEFS(l, int64_t, uint64_t, INT64_MIN, 1, double, TITER_TRUNC_I64,
+                     TITER_IDIV_SIGNED_2_52)
+TITER_IDIV_FAST_DEFS(L, uint64_t, uint64_t, 0, 0, double, TITER_TRUNC_I64, TITER_IDIV_UNSIGNED_2_52)
 #define titer_int_pick(fn, x) _Generic((x), int8_t: fn##_b, uint8_t: fn##_B,         \
     int16_t: fn##_h, uint16_t: fn##_H, int32_t: fn##_i, uint32_t: fn##_I,             \
     int64_t: fn##_l, uint64_t: fn##_L)
