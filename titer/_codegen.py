@@ -135,6 +135,8 @@ _LOOP_SHAPES = {(1, 1): "TITER_UNARY_LOOP", (2, 1): "TITER_BINARY_LOOP",
                 (2, 2): "TITER_BINARY2_LOOP"}
 # int8 / uint8 products two to a 16-bit lane (NOTE [byte products] in titer_loops.h)
 _BYTE_PRODUCT_LOOPS = {"multiply": "TITER_BYTE_PRODUCT_LOOP", "square": "TITER_BYTE_SQUARE_LOOP"}
+# unary loops unrolled by four (titer_loops.h TITER_UNARY_LOOP_UNROLLED)
+_UNROLLED = {"bitwise_count": "TITER_UNARY_LOOP_UNROLLED"}
 
 
 # a fast-path loop's element type, its unsigned integer twin, the bit casts,
@@ -242,6 +244,7 @@ def emit_loop(op, sig):
     shape = _LOOP_SHAPES[len(ins), len(outs)]
     if op.name in _BYTE_PRODUCT_LOOPS and set(sig) <= set("bB->"):
         shape = _BYTE_PRODUCT_LOOPS[op.name]
+    shape = _UNROLLED.get(op.name, shape)
     plain = "%s(%s, %s)" % (shape, ", ".join(types), kernel_name(op, sig))
     fast = (op.fast or {}).get(sig)
     veclib = (op.veclib or {}).get(sig)
