@@ -623,17 +623,17 @@ TITER_INT_DEFS(L, uint64_t, uint64_t, 0, 0)
  * one: a / b is an integer (then exact) or at least 1/|b| from one, and the
  * rounding moves it by under 2^16/|b| 2^-24 in float (2^32/|b| 2^-53 in
  * double; 64-bit operands only up to 2^52 in magnitude, INRANGE, so
- * 2^52/|b| 2^-53), so its trunc and floor are exact (all 2^32 pairs of each
- * 16-bit type checked, and 2e8 random 32-bit ones; the 64-bit loops use
- * it only where the unit has AVX-512DQ's int64 conversions:
- * _codegen._FAST_WITH_AVX512DQ).  trunc by a conversion to int32 (uint32 from 2^31
- * on through q - 2^31: AVX2 has no unsigned one), floor one below it where
- * q is below it -- no floor()/trunc() calls, which vectorize only without trapping
- * math.  The products back in unsigned arithmetic ("+ 0u" keeps narrow
- * lanes out of signed int): a floor times b may leave the type, the
- * remainder itself fits.  A zero divisor and MIN / -1 go to the kernels
- * (NumPy's answers and flags); the division raises only inexact, which
- * NumPy does not see. */
+ * 2^52/|b| 2^-53), so its trunc and floor are exact (all 2^32 pairs of
+ * each 16-bit type checked, and 2e8 random 32-bit ones).  The 64-bit loops
+ * use it only where the unit has AVX-512DQ's int64 conversions
+ * (_codegen._FAST_WITH_AVX512DQ).  trunc by a conversion to int32 (uint32
+ * from 2^31 on through q - 2^31: AVX2 has no unsigned one), floor one below
+ * it where q is below it -- no floor()/trunc() calls, which vectorize only
+ * without trapping math.  The products back in unsigned arithmetic ("+ 0u"
+ * keeps narrow lanes out of signed int): a floor times b may leave the
+ * type, the remainder itself fits.  A zero divisor and MIN / -1 go to the
+ * kernels (NumPy's answers and flags); the division raises only inexact,
+ * which NumPy does not see. */
 #define TITER_TRUNC_I32(q) ((int32_t)(q))
 /* (q >= 0 here; from 2^31 on, trunc of q - 2^31, which is then >= 0) */
 TITER_FAST_INLINE uint32_t titer_trunc_u32(double q) {
