@@ -612,8 +612,7 @@ def check_copy(dst_shape, dst_writeable, src_shape, src_dtype, dst_dtype, castin
     copy drops: NumPy's copyto strips a source's leading ones beyond dst's
     dims (ones((1, 3)) copies into zeros(3)), and every executor reads src
     without them."""
-    if not dst_writeable:
-        raise ValueError("copy: dst is read-only")
+    _check_writeable(dst_writeable, "copy: dst is read-only")
     if src_dtype is not None and not _can_cast(src_dtype, dst_dtype, casting):
         raise TypeError("Cannot cast array data from %r to %r according to the rule %r"
                         % (src_dtype, dst_dtype, casting))

@@ -553,7 +553,7 @@ static void titer_fold_masked(const titer_reduction *r, int64_t j0, int64_t j1) 
             int64_t began_ = titer_piece_begin();                                   \
             int team_slot_ = titer_thread_num();    /* < the team's size */         \
             (void)team_slot_;                                                       \
-            titer_clear_fp_flags(TITER_FPE_MASK);                                          \
+            titer_clear_fp_flags(TITER_FPE_MASK);                                   \
             __VA_ARGS__;                                                            \
             titer_piece_end((team), began_, fetestexcept(TITER_FPE_MASK));          \
         }                                                                           \
