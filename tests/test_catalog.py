@@ -1405,14 +1405,16 @@ def test_float32_power_by_tables():
             assert "invalid value encountered in power" in messages, messages
 
 
-def test_float32_tan_fast_path_in_eight_lanes_and_its_twin():
-    """float32 tan (titer_vtanf.h at AVX-512, titer_fast_tanf below): every
-    float32 near the multiples of pi/4 up to 2^20 (the poles, the zeros, the
-    quadrant switch) and every 1021st bit pattern in range, within 1 ULP of
-    the float64 tan rounded to float32, raising nothing; the same bits
-    through the 8-lane loop and through its scalar twin (rows of 7
-    elements: each a loop's remainder) and in place; out-of-range elements
-    inside whole vectors getting libm's answers and NumPy's warning."""
+def test_float32_tan_fast_path_in_its_vector_forms_and_their_twin():
+    """float32 tan (titer_vtanf.h's 16-lane float and 8-lane double forms at
+    AVX-512, titer_fast_tanf below): every float32 near the multiples of
+    pi/4 up to 2^20 (the poles, the zeros, the quadrant switch) and every
+    1021st bit pattern in range, within 1 ULP of the float64 tan rounded to
+    float32, raising nothing; the same bits through the vector loop,
+    through the scalar twin (rows of 7 elements: each a loop's remainder),
+    in place, and shuffled (vectors mixing the forms' ranges); out-of-range
+    elements inside whole vectors getting libm's answers and NumPy's
+    warning."""
     k = np.concatenate([np.arange(1, 3000), np.geomspace(3000, 1.3e6, 3000).astype(np.int64)])
     centers = (k.astype(np.longdouble) * np.longdouble(np.pi) / 4).astype(np.float32)
     steps = np.arange(-40, 41)
@@ -1435,6 +1437,9 @@ def test_float32_tan_fast_path_in_eight_lanes_and_its_twin():
     inplace = x.copy()
     titer.elementwise("tan", inplace, inplace)
     np.testing.assert_array_equal(inplace.view(np.uint32), got.view(np.uint32))
+    order = np.random.default_rng(5).permutation(x.size)
+    shuffled = titer.elementwise("tan", None, x[order])
+    np.testing.assert_array_equal(shuffled.view(np.uint32), got[order].view(np.uint32))
     mixed = x[:5000].copy()
     mixed[3::41] = np.resize(np.array([np.inf, -np.inf, np.nan, 2.0 ** 21, 1e-40, 0.0, -0.0],
                                       np.float32), mixed[3::41].size)

@@ -183,9 +183,10 @@ def float_fast_twin(op, sig):
 # target has them (TITER_HAVE_VFAST_D: AVX-512) and by the split loop in
 # the others
 _VECTOR_FORMS = {"titer_fast_exp", "titer_fast_exp2", "titer_fast_expm1"}
-# float32 fast paths with an 8-lane form at AVX-512 (titer_vtanf.h): fast
-# function -> (its scalar twin, the 8-lane form)
-_VECTOR_FORMS_F8 = {"titer_fast_tanf": ("titer_tanf_rcp14", "titer_vtanf8")}
+# float32 fast paths with a 16-lane and an 8-lane form at AVX-512
+# (titer_vtanf.h): fast function -> (the forms' scalar twin, their stem:
+# <stem>16 and <stem>8, each with its range test <form>_ok)
+_VECTOR_FORMS_F16 = {"titer_fast_tanf": ("titer_tanf_twin", "titer_vtanf")}
 # binary float32 fast paths with vector forms at AVX-512 (titer_vpowf.h):
 # fast function -> (its scalar twin, the forms' stem: <stem>16 on sixteen
 # lanes, <stem>16_ok its range mask, <stem>8 on eight)
@@ -204,11 +205,11 @@ def split_loop_body(op, sig, ins, outs):
     bits, one = _SPLIT_BITS[sig[0]]
     if len(ins) == 1:
         split = "TITER_SPLIT_LOOP(%s, %s, %s, %s)" % ((bits, kernel_name(op, sig)) + fast)
-        if fast[1] in _VECTOR_FORMS_F8:
-            twin, vfast = _VECTOR_FORMS_F8[fast[1]]
-            return "\n#ifdef TITER_HAVE_VFAST_F8\n    TITER_VEC_LOOP_F8(%s, %s, %s, %s_ok, %s)\n" \
-                   "#else\n    %s\n#endif\n" % (kernel_name(op, sig), fast[0], twin, vfast,
-                                                 vfast, split)
+        if fast[1] in _VECTOR_FORMS_F16:
+            twin, stem = _VECTOR_FORMS_F16[fast[1]]
+            return "\n#ifdef TITER_HAVE_VFAST_F16\n    TITER_VEC_LOOP_F16(%s, %s, %s, %s16_ok, %s16, " \
+                   "%s8_ok, %s8)\n#else\n    %s\n#endif\n" % (kernel_name(op, sig), fast[0], twin,
+                                                               stem, stem, stem, stem, split)
         if fast[1] not in _VECTOR_FORMS:
             return split
         vfast = fast[1].replace("titer_fast_", "titer_vfast_")

@@ -3,6 +3,7 @@ polynomials for odd functions, f(r) = r + r z P(z) with z = r^2, fitted in
 mpmath; each script brings its target (f(r) / r - 1) / z, nodes, weights
 and range."""
 import argparse
+import struct
 
 import mpmath as mp
 
@@ -37,9 +38,13 @@ def main(doc, fit, fn, radii, degree, precision):
     working precision)."""
     parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--degree", type=int, default=degree)
+    parser.add_argument("--float32", action="store_true",
+                        help="round the coefficients to float32 (for a kernel in float)")
     args = parser.parse_args()
     mp.mp.prec = precision
     coefficients = fit(args.degree)
+    if args.float32:
+        coefficients = [struct.unpack("<f", struct.pack("<f", c))[0] for c in coefficients]
     for c in coefficients:
         print(c.hex())
     worst = worst_relative_error(fn, coefficients, radii())

@@ -9,10 +9,11 @@ the weights then refined toward the minimax error (Lawson's iteration), in
 
     pip install mpmath            # PyTorch's wheel brings it too
     python tools/fit_tan.py [--degree 14]
+    python tools/fit_tan.py --degree 6 --float32    # titer_vtanf.h's float form
 
 Prints the coefficients (constant term first, as hex doubles) and the
 largest relative error of r + r z P(z) against tan(r) with them rounded to
-double."""
+double (to float32 with --float32)."""
 import mpmath as mp
 
 import _odd_fit
