@@ -1,6 +1,7 @@
 """titer.evaluate (issue 26): fused expressions, checked against the same
 expression computed by composing titer.elementwise calls (bit for bit) and
 by NumPy's ufuncs (the elementwise standard), on seeded random trees."""
+import collections
 import math
 import shutil
 import subprocess
@@ -376,8 +377,13 @@ def test_names_from_caller_and_local_dict():
     a = np.arange(5.0)
     assert_same(titer.evaluate("a + GLOBAL_B"), a + GLOBAL_B)
     assert_same(titer.evaluate("a + b", {"a": a, "b": 1.5}), a + 1.5)
-    with pytest.raises(NameError):
+    # any mapping; a name it lacks comes from the caller's globals
+    scope = collections.ChainMap({"a": a}, {"c": np.float32(2)})
+    assert_same(titer.evaluate("a * c + GLOBAL_B", scope), a * np.float32(2) + GLOBAL_B)
+    with pytest.raises(NameError, match="'nope'"):
         titer.evaluate("a + nope")
+    with pytest.raises(NameError, match="'nope'"):
+        titer.evaluate("a + nope", scope)
 
 
 GLOBAL_B = np.ones(5)
