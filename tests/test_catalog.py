@@ -1420,7 +1420,10 @@ def test_float32_tan_fast_path_in_its_vector_forms_and_their_twin():
     steps = np.arange(-40, 41)
     near = (centers.view(np.int32).astype(np.int64)[:, None] + steps).ravel()
     wide = np.arange(0x00800000, 0x49800000, 1021, dtype=np.int64)
-    x = np.concatenate([near, wide]).astype(np.int32).view(np.float32)
+    # the float form's range ends (2^-39, 2^17) and the fast range's
+    ends = (np.array([0x2c000000, 0x48000000, 0x00800000, 0x49800000])[:, None]
+            + np.arange(-3, 4)).ravel()
+    x = np.concatenate([near, wide, ends]).astype(np.int32).view(np.float32)
     x = np.concatenate([x, -x])
     x = x[(np.abs(x) >= 2.0 ** -126) & (np.abs(x) < 2.0 ** 20)]
     rounded = np.tan(x.astype(np.float64)).astype(np.float32)
