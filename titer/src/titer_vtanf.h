@@ -49,8 +49,8 @@ TITER_FAST_INLINE __mmask8 titer_vtanf8_ok(__m256i bits) {
  * s) in two FMAs and -(a + a e).  Within 1 ULP of the float64 tan rounded
  * to float32 on every float32 of the range, both signs, raising nothing
  * there (checked exhaustively; rh z rh starts to underflow near 2^-42).
- * 0.46 ns an element in cache on one AVX-512 thread against the double
- * form's 0.77 (a C harness, the same inputs).  For a form V: FMA, C, RCP
+ * 0.43 ns an element in cache on one AVX-512 thread against the double
+ * form's 0.73 (a C harness, the same inputs).  For a form V: FMA, C, RCP
  * (vrcp14) and PICK_ODD(big, q, th), q where k is odd, else th. */
 #define TITER_TANF16_KERNEL(V, FMA, C, RCP, PICK_ODD, x, result)                      \
     V big = FMA(x, C(0x1.45f306p-1f), C(12582912.0f));         /* 1.5 * 2^23 */      \
