@@ -177,12 +177,12 @@ def float_fast_twin(op, sig):
     return None
 
 
-# float64 fast paths with an 8-lane form as well (titer_vexp.h: titer_vfast_<name>
-# and its range test titer_vfast_<name>_ok, the same arithmetic as the
-# scalar titer_fast_<name>), run by TITER_VEC_LOOP_D8 in the units whose
-# target has them (TITER_HAVE_VFAST_D: AVX-512) and by the split loop in
-# the others
-_VECTOR_FORMS = {"titer_fast_exp", "titer_fast_exp2", "titer_fast_expm1"}
+# float64 fast paths with an 8-lane form as well (titer_vexp.h and
+# titer_scalar.h: titer_vfast_<name> and its range test
+# titer_vfast_<name>_ok, the same arithmetic as the scalar
+# titer_fast_<name>), run by TITER_VEC_LOOP_D8 in the units whose target
+# has them (TITER_HAVE_VFAST_D: AVX-512) and by the split loop in the others
+_VECTOR_FORMS = {"titer_fast_exp", "titer_fast_exp2", "titer_fast_expm1", "titer_fast_arcsin"}
 # float32 fast paths with a 16-lane and an 8-lane form at AVX-512
 # (titer_vtanf.h): fast function -> (the forms' scalar twin, their stem:
 # <stem>16 and <stem>8, each with its range test <form>_ok)

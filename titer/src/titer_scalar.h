@@ -1112,7 +1112,8 @@ TITER_FAST_INLINE float titer_fast_cosf(float x) { return titer_sincosf_quadrant
 /* float64 arcsin, division-free: for a = |x| <= 1/2, a + a z P(z) with
  * z = a^2; above, pi/2 - 2 asin(s) with z = (1 - a)/2 (exact) and
  * s = sqrt(z), s's rounding error ds = (z - s^2) / 2s kept (the residual
- * exact with FMA; the quotient in float, ds being 2^-53 of s), so
+ * exact with FMA; the quotient in float, or by vrcp14 at AVX-512, ds being
+ * 2^-53 of s), so
  * asin(s) = s + (ds + s z P(z)), and pi/2 in a head and a tail.  P is a
  * degree-11 least-squares fit (tools/fit_asin.py) of (asin(a) - a) / a^3
  * in z on [0, 1/4] (relative error below 2^-55 for asin).  Within 1.6 ULP
@@ -1123,32 +1124,59 @@ TITER_FAST_INLINE int titer_fast_arcsin_ok(double x) {
     return (titer_d2bits(x) & 0x7fffffffffffffffull) - 0x3e50000000000000ull
            < 0x3ff0000000000000ull - 0x3e50000000000000ull;
 }
+/* The kernel for a form V (VB its 64-bit lanes; FMA, C, TOBITS, FROMBITS,
+ * MASK as in titer_vexp.h; SQRT; RCP a reciprocal good to 2^-14 or better:
+ * ds needs few bits) of x into `result`. */
+#define TITER_ARCSIN_KERNEL(V, VB, FMA, C, TOBITS, FROMBITS, MASK, SQRT, RCP, x, result) \
+    V a = FROMBITS(TOBITS(x) & 0x7fffffffffffffffull);                                \
+    VB big = MASK(a > C(0.5));                                                        \
+    V z = FROMBITS(TITER_PICK_BITS(big, TOBITS((C(1.0) - a) * C(0.5)), TOBITS(a * a))); \
+    V s = FROMBITS(TITER_PICK_BITS(big, TOBITS(SQRT(z)), TOBITS(a)));                 \
+    V residual = FROMBITS(TOBITS(FMA(-s, s, z)) & big);                               \
+    V ds = residual * (C(0.5) * RCP(FROMBITS(TITER_PICK_BITS(big, TOBITS(s), TOBITS(C(1.0)))))); \
+    V p = C(0x1.04a3dcd3a4775p-5);                                                    \
+    p = FMA(p, z, C(-0x1.077fa9c6b5c39p-6));                                          \
+    p = FMA(p, z, C(0x1.3e74e72280f15p-6));                                           \
+    p = FMA(p, z, C(0x1.ae0583de338f2p-8));                                           \
+    p = FMA(p, z, C(0x1.8e811cabd59bdp-7));                                           \
+    p = FMA(p, z, C(0x1.c707cf8385226p-7));                                           \
+    p = FMA(p, z, C(0x1.1c6b5ff70df4ap-6));                                           \
+    p = FMA(p, z, C(0x1.6e89fcb7c8c7bp-6));                                           \
+    p = FMA(p, z, C(0x1.f1c72be19800ap-6));                                           \
+    p = FMA(p, z, C(0x1.6db6db43779ccp-5));                                           \
+    p = FMA(p, z, C(0x1.333333336d2d2p-4));                                           \
+    p = FMA(p, z, C(0x1.5555555555398p-3));                                           \
+    V correction = FMA(s * z, p, ds);                                                 \
+    V small = s + correction;                                                         \
+    V large = (C(1.57079632679489655800e+00) - C(2.0) * s)                            \
+              + (C(6.12323399573676603587e-17) - C(2.0) * correction);                \
+    V result = FROMBITS(TITER_PICK_BITS(big, TOBITS(large), TOBITS(small))            \
+                        | (TOBITS(x) & 0x8000000000000000ull));
+#define TITER_ARCSIN_SCALAR_C(c) (c)
+#define TITER_ARCSIN_SCALAR_MASK(c) ((uint64_t)0 - (uint64_t)(c))
+#ifdef TITER_HAVE_VFAST_D
+/* the 8-lane form's vrcp14 (titer_vexp.h): the scalar twin gives its bits */
+#define TITER_ARCSIN_RCP TITER_RCP14_SD
+#else
+#define TITER_ARCSIN_RCP(d) ((double)(1.0f / (float)(d)))
+#endif
 TITER_FAST_INLINE double titer_fast_arcsin(double x) {
-    double a = titer_bits2d(titer_d2bits(x) & 0x7fffffffffffffffull);
-    int big = a > 0.5;
-    double z = titer_blend_d(big, (1.0 - a) * 0.5, a * a);
-    double s = titer_blend_d(big, sqrt(z), a);
-    double residual = titer_blend_d(big, titer_poly_fma(-s, s, z), 0.0);
-    double ds = residual * (0.5 * (double)(1.0f / (float)titer_blend_d(big, s, 1.0)));
-    double p = 0x1.04a3dcd3a4775p-5;
-    p = titer_poly_fma(p, z, -0x1.077fa9c6b5c39p-6);
-    p = titer_poly_fma(p, z, 0x1.3e74e72280f15p-6);
-    p = titer_poly_fma(p, z, 0x1.ae0583de338f2p-8);
-    p = titer_poly_fma(p, z, 0x1.8e811cabd59bdp-7);
-    p = titer_poly_fma(p, z, 0x1.c707cf8385226p-7);
-    p = titer_poly_fma(p, z, 0x1.1c6b5ff70df4ap-6);
-    p = titer_poly_fma(p, z, 0x1.6e89fcb7c8c7bp-6);
-    p = titer_poly_fma(p, z, 0x1.f1c72be19800ap-6);
-    p = titer_poly_fma(p, z, 0x1.6db6db43779ccp-5);
-    p = titer_poly_fma(p, z, 0x1.333333336d2d2p-4);
-    p = titer_poly_fma(p, z, 0x1.5555555555398p-3);
-    double correction = titer_poly_fma(s * z, p, ds);
-    double small = s + correction;
-    double large = (1.57079632679489655800e+00 - 2.0 * s)
-                   + (6.12323399573676603587e-17 - 2.0 * correction);
-    double r = titer_blend_d(big, large, small);
-    return titer_bits2d(titer_d2bits(r) | (titer_d2bits(x) & 0x8000000000000000ull));
+    TITER_ARCSIN_KERNEL(double, uint64_t, titer_poly_fma, TITER_ARCSIN_SCALAR_C, titer_d2bits,
+                        titer_bits2d, TITER_ARCSIN_SCALAR_MASK, sqrt, TITER_ARCSIN_RCP, x, result)
+    return result;
 }
+#ifdef TITER_HAVE_VFAST_D
+/* its 8-lane form (TITER_VEC_LOOP_D8, _codegen._VECTOR_FORMS): vsqrtpd
+ * and vrcp14pd, no division.  The split loop's vectorization of the scalar
+ * kernel ran a vdivps beside each vsqrtpd, both on the one divider. */
+TITER_FAST_INLINE titer_v8d titer_vfast_arcsin(titer_v8d x) {
+    TITER_ARCSIN_KERNEL(titer_v8d, titer_v8u, TITER_V8_FMA, TITER_V8_C, TITER_V8_TOBITS,
+                        TITER_V8_FROMBITS, TITER_V8_MASK, TITER_V8_SQRT, TITER_V8_RCP14, x, result)
+    return result;
+}
+#define titer_vfast_arcsin_ok(b) ((titer_v8u)(((b) & 0x7fffffffffffffffull) - 0x3e50000000000000ull \
+                                              < 0x3ff0000000000000ull - 0x3e50000000000000ull))
+#endif
 
 /* float64 log: FreeBSD's e_log.c without its branches: x = 2^k (1 + f)
  * with 1 + f in [sqrt(2)/2, sqrt(2)) split on the bits, s = f / (2 + f), the

@@ -119,6 +119,11 @@ typedef double titer_v8d_u __attribute__((vector_size(64), aligned(8)));    /* u
 #define TITER_V8_C(c) ((titer_v8d)_mm512_set1_pd(c))
 #define TITER_V8_TOBITS(v) ((titer_v8u)(v))
 #define TITER_V8_FROMBITS(v) ((titer_v8d)(v))
+#define TITER_V8_SQRT(v) ((titer_v8d)_mm512_sqrt_pd((__m512d)(v)))
+/* a reciprocal good to 2^-14: vrcp14pd, and vrcp14sd for a scalar twin
+ * (the same table, so the same bits) */
+#define TITER_V8_RCP14(d) ((titer_v8d)_mm512_rcp14_pd((__m512d)(d)))
+#define TITER_RCP14_SD(d) _mm_cvtsd_f64(_mm_rcp14_sd(_mm_setzero_pd(), _mm_set_sd(d)))
 /* vpermi2pd reads the low four bits of each index: j */
 #define TITER_EXP16_V8_PICK(ki, head, tail) (                                     \
     head = (titer_v8u)_mm512_permutex2var_epi64(                                  \

@@ -16,15 +16,13 @@
 #define TITER_VTANF_H
 #if defined(__GNUC__) && !defined(__clang__) && defined(__AVX512F__)
 
-#define TITER_TANF_SCALAR_RCP14(d) _mm_cvtsd_f64(_mm_rcp14_sd(_mm_setzero_pd(), _mm_set_sd(d)))
 TITER_FAST_INLINE float titer_tanf_rcp14(float xf) {
     double x = xf;
     TITER_TANF_KERNEL(double, uint64_t, titer_poly_fma, TITER_TANF_SCALAR_C, titer_d2bits,
-                      titer_bits2d, TITER_TANF_SCALAR_RCP14, x, result)
+                      titer_bits2d, TITER_RCP14_SD, x, result)
     return (float)result;
 }
 
-#define TITER_V8_RCP14(d) ((titer_v8d)_mm512_rcp14_pd((__m512d)(d)))
 TITER_FAST_INLINE __m256 titer_vtanf8(__m256 xf) {
     titer_v8d x = (titer_v8d)_mm512_cvtps_pd(xf);
     TITER_TANF_KERNEL(titer_v8d, titer_v8u, TITER_V8_FMA, TITER_V8_C, TITER_V8_TOBITS,
