@@ -1325,6 +1325,38 @@ def test_own_fast_path_out_of_range_anywhere_in_a_block(name, char):
 # (an exhaustive search over q in big-integer arithmetic): |x - q pi/2|
 # down to 2^-60.5 (q = 29 and its doublings), where tan(x) = -1 / r needs
 # pi/2 to 113 bits beyond x's last one
+def test_float64_arcsin_fast_path_dispatched_and_its_twin():
+    """float64 arcsin runs titer's own path at every level (8 lanes at
+    AVX-512, titer_vfast_arcsin; the split loop below): the dispatched
+    level's values within FAST64_ULPS["arcsin"] of long double's result
+    around |x| = 1/2 (the switch to the sqrt branch), near 1 and over the
+    range, raising nothing, and the same bits through the vector loop,
+    through its scalar twin (rows of 7 elements: each a loop's remainder)
+    and shuffled (vectors mixing the branches)."""
+    assert ("arcsin", "d") in _ops._VECTOR_LIBM_SKIP
+    rng = np.random.default_rng(11)
+    half = (np.float64(0.5).view(np.int64) + np.arange(-3000, 3000)).view(np.float64)
+    near_one = (np.float64(1.0).view(np.int64) - np.arange(1, 3000)).view(np.float64)
+    x = np.concatenate([half, near_one, rng.uniform(2.0 ** -26, 1, 300000),
+                        np.exp2(rng.uniform(-26, 0, 100000))])
+    x = np.where(rng.random(x.size) < 0.5, -x, x)
+    x = x[(np.abs(x) >= 2.0 ** -26) & (np.abs(x) < 1)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = titer.elementwise("arcsin", None, x)
+    want = np.arcsin(x.astype(np.longdouble)).astype(np.float64)
+    ulps = np.abs(got.view(np.int64) - want.view(np.int64))
+    assert ulps.max() <= FAST64_ULPS["arcsin"], x[np.argmax(ulps)]
+    rows = x[: x.size // 7 * 7].reshape(-1, 7)
+    padded = np.full((rows.shape[0], 8), 0.25)
+    padded[:, :7] = rows
+    twin = titer.elementwise("arcsin", None, padded[:, :7])
+    np.testing.assert_array_equal(twin.ravel().view(np.uint64), got[: rows.size].view(np.uint64))
+    order = rng.permutation(x.size)
+    shuffled = titer.elementwise("arcsin", None, x[order])
+    np.testing.assert_array_equal(shuffled.view(np.uint64), got[order].view(np.uint64))
+
+
 @pytest.mark.parametrize("name", ["exp", "exp2"])
 def test_float64_exp_near_table_boundaries(name):
     """exp's and exp2's reduction x = (16m + j) ln2/16 + r (titer_vexp.h;
