@@ -1120,10 +1120,9 @@ TITER_FAST_INLINE float titer_fast_cosf(float x) { return titer_sincosf_quadrant
  * of the correctly
  * rounded result with FMA, 1.8 without (near |x| = 0.84, where pi/2 - 2s
  * rounds).  Range: 2^-26 <= |x| < 1. */
-TITER_FAST_INLINE int titer_fast_arcsin_ok(double x) {
-    return (titer_d2bits(x) & 0x7fffffffffffffffull) - 0x3e50000000000000ull
-           < 0x3ff0000000000000ull - 0x3e50000000000000ull;
-}
+#define TITER_ARCSIN_OK(b) (((b) & 0x7fffffffffffffffull) - 0x3e50000000000000ull \
+                            < 0x3ff0000000000000ull - 0x3e50000000000000ull)   /* on the bits */
+TITER_FAST_INLINE int titer_fast_arcsin_ok(double x) { return TITER_ARCSIN_OK(titer_d2bits(x)); }
 /* The kernel for a form V (VB its 64-bit lanes; FMA, C, TOBITS, FROMBITS,
  * MASK as in titer_vexp.h; SQRT; RCP a reciprocal good to 2^-14 or better:
  * ds needs few bits) of x into `result`. */
@@ -1152,8 +1151,6 @@ TITER_FAST_INLINE int titer_fast_arcsin_ok(double x) {
               + (C(6.12323399573676603587e-17) - C(2.0) * correction);                \
     V result = FROMBITS(TITER_PICK_BITS(big, TOBITS(large), TOBITS(small))            \
                         | (TOBITS(x) & 0x8000000000000000ull));
-#define TITER_ARCSIN_SCALAR_C(c) (c)
-#define TITER_ARCSIN_SCALAR_MASK(c) ((uint64_t)0 - (uint64_t)(c))
 #ifdef TITER_HAVE_VFAST_D
 /* the 8-lane form's vrcp14 (titer_vexp.h): the scalar twin gives its bits */
 #define TITER_ARCSIN_RCP TITER_RCP14_SD
@@ -1161,8 +1158,8 @@ TITER_FAST_INLINE int titer_fast_arcsin_ok(double x) {
 #define TITER_ARCSIN_RCP(d) ((double)(1.0f / (float)(d)))
 #endif
 TITER_FAST_INLINE double titer_fast_arcsin(double x) {
-    TITER_ARCSIN_KERNEL(double, uint64_t, titer_poly_fma, TITER_ARCSIN_SCALAR_C, titer_d2bits,
-                        titer_bits2d, TITER_ARCSIN_SCALAR_MASK, sqrt, TITER_ARCSIN_RCP, x, result)
+    TITER_ARCSIN_KERNEL(double, uint64_t, titer_poly_fma, TITER_SCALAR_C, titer_d2bits,
+                        titer_bits2d, TITER_SCALAR_MASK64, sqrt, TITER_ARCSIN_RCP, x, result)
     return result;
 }
 #ifdef TITER_HAVE_VFAST_D
@@ -1174,8 +1171,7 @@ TITER_FAST_INLINE titer_v8d titer_vfast_arcsin(titer_v8d x) {
                         TITER_V8_FROMBITS, TITER_V8_MASK, TITER_V8_SQRT, TITER_V8_RCP14, x, result)
     return result;
 }
-#define titer_vfast_arcsin_ok(b) ((titer_v8u)(((b) & 0x7fffffffffffffffull) - 0x3e50000000000000ull \
-                                              < 0x3ff0000000000000ull - 0x3e50000000000000ull))
+#define titer_vfast_arcsin_ok(b) ((titer_v8u)TITER_ARCSIN_OK(b))
 #endif
 
 /* float64 log: FreeBSD's e_log.c without its branches: x = 2^k (1 + f)
@@ -1505,13 +1501,12 @@ TITER_FAST_INLINE double titer_quotient_for_float(double num, double den, float 
     V r0 = RCP(den);                                                                  \
     V q0 = num * r0;                                                                  \
     V result = FMA(r0, FMA(-den, q0, num), q0);
-#define TITER_TANF_SCALAR_C(c) (c)
 /* titer_quotient_for_float's seed */
 #define TITER_TANF_FLOAT_RCP(d) ((double)(1.0f / (float)(d)))
 #define titer_fast_tanf_ok titer_fast_sincosf_ok
 TITER_FAST_INLINE float titer_fast_tanf(float xf) {
     double x = xf;
-    TITER_TANF_KERNEL(double, uint64_t, titer_poly_fma, TITER_TANF_SCALAR_C, titer_d2bits,
+    TITER_TANF_KERNEL(double, uint64_t, titer_poly_fma, TITER_SCALAR_C, titer_d2bits,
                       titer_bits2d, TITER_TANF_FLOAT_RCP, x, result)
     return (float)result;
 }

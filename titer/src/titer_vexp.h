@@ -88,7 +88,10 @@ TITER_FAST_INLINE V NAME(V x) {                                                 
 #define TITER_EXP16_TOP_e 0x4086000000000000ull                     /* 704 */
 #define TITER_EXP16_TOP_2 0x408fb80000000000ull                     /* 1015 */
 
-#define TITER_EXP16_SCALAR_C(c) (c)
+/* the scalar form's constant and 64-bit lane mask (the 8-lane form's:
+ * TITER_V8_C, TITER_V8_MASK below), for the kernels written once for both */
+#define TITER_SCALAR_C(c) (c)
+#define TITER_SCALAR_MASK64(c) ((uint64_t)0 - (uint64_t)(c))
 #define TITER_EXP16_SCALAR_PICK(ki, head, tail) \
     (head = titer_exp16_head[(ki) & 15], tail = titer_exp16_tail[(ki) & 15])
 TITER_FAST_INLINE int titer_fast_exp_ok(double x) {
@@ -98,11 +101,10 @@ TITER_FAST_INLINE int titer_fast_exp2_ok(double x) {
     return TITER_EXP16_OK(titer_d2bits(x), TITER_EXP16_TOP_2);
 }
 #define titer_fast_expm1_ok titer_fast_exp_ok
-#define TITER_EXP16_SCALAR_MASK(c) ((uint64_t)0 - (uint64_t)(c))
 #define TITER_EXP16_SCALAR(NAME, BASE, FINISH)                                   \
     TITER_EXP16_KERNEL(NAME, BASE, FINISH, double, uint64_t, titer_poly_fma,      \
-                       TITER_EXP16_SCALAR_C, titer_d2bits, titer_bits2d,          \
-                       TITER_EXP16_SCALAR_PICK, TITER_EXP16_SCALAR_MASK)
+                       TITER_SCALAR_C, titer_d2bits, titer_bits2d,          \
+                       TITER_EXP16_SCALAR_PICK, TITER_SCALAR_MASK64)
 /* the three functions of one form (scalar or 8-lane), named PREFIX exp... */
 #define TITER_EXP16_FAMILY(PREFIX, FORM)                                          \
     FORM(PREFIX##exp, e, TITER_EXP16_POW)                                         \

@@ -67,7 +67,7 @@ TITER_FAST_INLINE float titer_powf_table(float x, float y) {
     uint32_t u = titer_f2bits(x);
     double z = titer_bits2f(TITER_POWF_MANTISSA(u)), kd = (double)TITER_POWF_EXPONENT(u);
     uint32_t piece = TITER_POWF_PIECE(u);
-    TITER_POWF_KERNEL(double, uint64_t, titer_poly_fma, TITER_EXP16_SCALAR_C, titer_d2bits,
+    TITER_POWF_KERNEL(double, uint64_t, titer_poly_fma, TITER_SCALAR_C, titer_d2bits,
                       titer_bits2d, TITER_POWF_SCALAR_PICK, TITER_POWF_SCALAR_HEAD, z, kd, piece,
                       (double)y)
     return (float)result;

@@ -18,7 +18,7 @@
 
 TITER_FAST_INLINE float titer_tanf_rcp14(float xf) {
     double x = xf;
-    TITER_TANF_KERNEL(double, uint64_t, titer_poly_fma, TITER_TANF_SCALAR_C, titer_d2bits,
+    TITER_TANF_KERNEL(double, uint64_t, titer_poly_fma, TITER_SCALAR_C, titer_d2bits,
                       titer_bits2d, TITER_RCP14_SD, x, result)
     return (float)result;
 }
@@ -70,11 +70,10 @@ TITER_FAST_INLINE __mmask8 titer_vtanf8_ok(__m256i bits) {
     V a = RCP(th);                                                                    \
     V e = FMA(-a, s, FMA(-a, rh, C(1.0f)));                                           \
     V result = PICK_ODD(big, -FMA(a, e, a), th);
-#define TITER_TANF16_SCALAR_C(c) (c)
 #define TITER_TANF16_SCALAR_RCP(f) _mm_cvtss_f32(_mm_rcp14_ss(_mm_setzero_ps(), _mm_set_ss(f)))
 #define TITER_TANF16_SCALAR_ODD(big, q, th) ((titer_f2bits(big) & 1) ? (q) : (th))
 TITER_FAST_INLINE float titer_tanf16_scalar(float x) {
-    TITER_TANF16_KERNEL(float, __builtin_fmaf, TITER_TANF16_SCALAR_C, TITER_TANF16_SCALAR_RCP,
+    TITER_TANF16_KERNEL(float, __builtin_fmaf, TITER_SCALAR_C, TITER_TANF16_SCALAR_RCP,
                         TITER_TANF16_SCALAR_ODD, x, result)
     return result;
 }
