@@ -15,7 +15,7 @@ from hypothesis.extra import numpy as hnp
 
 import titer
 from titer import _codegen, _core, _frontend, _ops
-from oracle import DTYPES, assert_same, special_values, value_grid
+from oracle import DTYPES, ULP_BOUNDS, assert_same, special_values, value_grid
 from test_elementwise import assert_like_numpy, numpy_call, same_as_numpy, titer_call
 
 CATALOG = """absolute add arccos arccosh arcsin arcsinh arctan arctan2 arctanh bitwise_and
@@ -1444,7 +1444,7 @@ def test_float32_tan_fast_path_in_its_vector_forms_and_their_twin():
     1021st bit pattern in range, within 1 ULP of the float64 tan rounded to
     float32, raising nothing; the same bits through the vector loop,
     through the scalar twin (rows of 7 elements: each a loop's remainder),
-    in place, and shuffled (vectors mixing the forms' ranges); out-of-range
+    in place, shuffled (vectors mixing the forms' ranges) and strided; out-of-range
     elements inside whole vectors getting libm's answers and NumPy's
     warning."""
     k = np.concatenate([np.arange(1, 3000), np.geomspace(3000, 1.3e6, 3000).astype(np.int64)])
@@ -1475,6 +1475,9 @@ def test_float32_tan_fast_path_in_its_vector_forms_and_their_twin():
     order = np.random.default_rng(5).permutation(x.size)
     shuffled = titer.elementwise("tan", None, x[order])
     np.testing.assert_array_equal(shuffled.view(np.uint32), got[order].view(np.uint32))
+    if _gathers_strided_blocks("tan"):
+        strided = titer.elementwise("tan", None, np.repeat(x, 2)[::2])
+        np.testing.assert_array_equal(strided.view(np.uint32), got.view(np.uint32))
     mixed = x[:5000].copy()
     mixed[3::41] = np.resize(np.array([np.inf, -np.inf, np.nan, 2.0 ** 21, 1e-40, 0.0, -0.0],
                                       np.float32), mixed[3::41].size)
@@ -1486,6 +1489,97 @@ def test_float32_tan_fast_path_in_its_vector_forms_and_their_twin():
             result = titer.elementwise("tan", work, mixed if work is None else work)
         same_as_numpy("tan", result, want, "in place" if work is not None else "apart")
         assert {str(w.message) for w in caught} == {"invalid value encountered in tan"}
+
+
+def _gathers_strided_blocks(name):
+    """Whether the float32 loop of `name` computes a strided call's elements
+    as it does a contiguous call's: the vector forms (at AVX-512) and the
+    vector math library's loops gather strided blocks; the split loops send
+    strided elements to libm."""
+    op = next(op for op in _ops.OPS if op.name == name)
+    if _codegen.vector_form_guard(op, "f->f") and _core.isa_levels()[1] == "avx512":
+        return True
+    return (name, "f->f") in VECTOR_LIBM and _core.has_vector_libm()
+
+
+# float32 log, log1p and the functions reduced to it (titer_vlog1pf.h's
+# 16-lane forms at AVX-512): the ULP bound there from the float64 result
+# rounded to float32, the in-range inputs near their seams (the exponent
+# steps at sqrt(2) 2^e, and 2^e - 1 for log1p, arccosh's and arcsinh's
+# switch to log(2x), the range ends) and an out-of-range value with NumPy's
+# warning for it
+_LOG1P_FAMILY = {
+    "log": (1, [2.0 ** -126, 1.0, 3e38] + [np.sqrt(2) * 2.0 ** k for k in range(-126, 127, 5)],
+            (0.0, "divide")),
+    "log1p": (1, [2.0 ** -60, 2.0 ** -42, 2.0 ** -24, -0.5, -1 + 2.0 ** -24, 3e38]
+              + [np.sqrt(2) * 2.0 ** k - 1 for k in range(-20, 127, 3)], (-1.0, "divide")),
+    "arccosh": (2, [1.0, 1.0 + 2.0 ** -10, 8192.0, 2.0 ** 24, 3e38], (0.5, "invalid")),
+    "arcsinh": (2, [2.0 ** -60, 2.0 ** -12, 1.0, 4096.0, 2.0 ** 24, 3e38], None),
+    "arctanh": (2, [2.0 ** -60, 2.0 ** -12, 0.5, 1.0 - 2.0 ** -24], (2.0, "invalid"))}
+
+
+def _log1p_family_inputs(name, x):
+    """The fast path's inputs among float32 `x` (log: every positive normal
+    one, wider than FAST_PATH_RANGES' sample range)."""
+    if name == "log":
+        return x[(x >= np.finfo(np.float32).tiny) & (x < np.inf)]
+    return fast_path_inputs(name, x)
+
+
+@pytest.mark.parametrize("name", sorted(_LOG1P_FAMILY))
+def test_float32_log1p_family_fast_path_in_its_vector_form_and_its_twin(name):
+    """float32 log, log1p, arccosh, arcsinh, arctanh (the 16-lane forms of
+    titer_vlog1pf.h at AVX-512; below, titer_fast_logf and the vector math
+    library's or the double formulas): every float32 near each seam and every 2039th bit
+    pattern of the range within the form's bound of the float64 result
+    rounded to float32 (NumPy's bound at the other levels), raising nothing;
+    the same bits through the scalar twin (rows of 7 elements: each a loop's
+    remainder), in place, shuffled, strided and reversed; out-of-range
+    elements inside whole vectors getting libm's answers and NumPy's
+    warning."""
+    bound, seams, provoke = _LOG1P_FAMILY[name]
+    if _core.isa_levels()[1] != "avx512":
+        bound = ULP_BOUNDS[4]
+    x = np.concatenate([_float32_windows(seams, 300),
+                        np.arange(0, 2 ** 32, 2039, dtype=np.uint64).astype(np.uint32)
+                        .view(np.float32)])
+    x = _log1p_family_inputs(name, x)
+    rounded = getattr(np, name)(x.astype(np.float64)).astype(np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = titer.elementwise(name, None, x)
+    ulps = np.abs(got.view(np.int32).astype(np.int64) - rounded.view(np.int32))
+    assert ulps.max() <= bound, x[np.argmax(ulps)]
+    rows = x[: x.size // 7 * 7].reshape(-1, 7)
+    padded = np.ones((rows.shape[0], 8), np.float32)
+    padded[:, :7] = rows
+    twin = titer.elementwise(name, None, padded[:, :7])
+    np.testing.assert_array_equal(twin.ravel().view(np.uint32), got[: rows.size].view(np.uint32))
+    inplace = x.copy()
+    titer.elementwise(name, inplace, inplace)
+    np.testing.assert_array_equal(inplace.view(np.uint32), got.view(np.uint32))
+    order = np.random.default_rng(6).permutation(x.size)
+    shuffled = titer.elementwise(name, None, x[order])
+    np.testing.assert_array_equal(shuffled.view(np.uint32), got[order].view(np.uint32))
+    if _gathers_strided_blocks(name):
+        strided = titer.elementwise(name, None, np.repeat(x, 2)[::2])
+        np.testing.assert_array_equal(strided.view(np.uint32), got.view(np.uint32))
+        backwards = titer.elementwise(name, None, x[::-1])
+        np.testing.assert_array_equal(backwards[::-1].view(np.uint32), got.view(np.uint32))
+    mixed = x[:5000].copy()
+    bad = [np.inf, -np.inf, np.nan, 1e-40, 0.0, -0.0] + ([provoke[0]] if provoke else [])
+    mixed[3::41] = np.resize(np.array(bad, np.float32), mixed[3::41].size)
+    with np.errstate(all="ignore"):
+        want = getattr(np, name)(mixed)
+    for work in (mixed.copy(), None):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = titer.elementwise(name, work, mixed if work is None else work)
+        same_as_numpy(name, result, want, "in place" if work is not None else "apart")
+        with np.errstate(all="warn"), warnings.catch_warnings(record=True) as theirs:
+            warnings.simplefilter("always")
+            getattr(np, name)(mixed)
+        assert {str(w.message) for w in caught} == {str(w.message) for w in theirs}
 
 
 _TAN_HARD = ["0x1.6c6cbc45dc8dep+5", "0x1.6c6cbc45dc8dep+6", "0x1.6c6cbc45dc8dep+9",

@@ -147,20 +147,13 @@ def test_in_range_within_the_ulp_bound_and_raising_nothing(op, sig):
     np.testing.assert_array_equal(got[~normal], want[~normal])
 
 
-def _own_vector_form_runs(op, sig):
-    """The signature runs titer's own path at this level instead (an 8-lane
-    form at AVX-512: _codegen._VECTOR_FORMS), whose strided calls go through
-    libm (test_catalog.py's rules)."""
-    return ((op.fast or {}).get(sig, (None, None))[1] in _codegen._VECTOR_FORMS
-            and _core.isa_levels()[1] == "avx512")
-
-
 @pytest.mark.parametrize("op,sig", VECLIB, ids=IDS)
 def test_same_bits_in_every_layout_block_and_thread_count(op, sig):
-    """No scalar remainder loop: a strided, reversed, in-place, scalar-operand
-    or oddly sized call, on 1 or 2 threads, gives the contiguous call's bits."""
-    if _own_vector_form_runs(op, sig):
-        pytest.skip("titer's own path at this level")
+    """No lane computed another way: a strided, reversed, in-place,
+    scalar-operand or oddly sized call, on 1 or 2 threads, gives the
+    contiguous call's bits (the vector math library's loops, and the own
+    vector forms that run instead at AVX-512, gather strided blocks; the
+    latter's remainders go through their scalar twins)."""
     rng = np.random.default_rng(12)
     args = [a[:40000] for a in _inputs(op, sig, rng)]
     with titer.num_threads(1):
@@ -237,7 +230,7 @@ def _undefined_vector_symbols():
 def test_each_level_calls_its_own_vector_variant():
     """Each instruction-set unit builds its own loops for its own target:
     the baseline calls the SSE2 variants (b), the avx2 unit the AVX2 ones (d),
-    the avx512 unit the AVX-512 ones (e) but where an own path's 8-lane form
+    the avx512 unit the AVX-512 ones (e) but where an own path's vector form
     runs instead; a build without libmvec none."""
     symbols = _undefined_vector_symbols()
     if not titer._core.has_vector_libm():
@@ -248,8 +241,9 @@ def test_each_level_calls_its_own_vector_variant():
         fn = op.veclib[sig][0]
         item = np.dtype(sig[0]).itemsize
         args = "v" * op.nin
-        # an own path with an 8-lane form runs instead at AVX-512 (float64 exp2)
-        own_at_avx512 = (op.fast or {}).get(sig, (None, None))[1] in _codegen._VECTOR_FORMS
+        # an own path with a vector form runs instead at AVX-512 (float64
+        # exp2, float32 log1p, arcsinh, arccosh, arctanh)
+        own_at_avx512 = _codegen.vector_form_guard(op, sig) is not None
         for level, isa, width in (("baseline", "b", 16), ("avx2", "d", 32), ("avx512", "e", 64)):
             name = "_ZGV%sN%d%s_%s" % (isa, width // item, args, fn)
             expected = levels[level][0] and not (own_at_avx512 and level == "avx512")

@@ -183,10 +183,20 @@ def float_fast_twin(op, sig):
 # titer_fast_<name>), run by TITER_VEC_LOOP_D8 in the units whose target
 # has them (TITER_HAVE_VFAST_D: AVX-512) and by the split loop in the others
 _VECTOR_FORMS = {"titer_fast_exp", "titer_fast_exp2", "titer_fast_expm1", "titer_fast_arcsin"}
-# float32 fast paths with a 16-lane and an 8-lane form at AVX-512
-# (titer_vtanf.h): fast function -> (the forms' scalar twin, their stem:
-# <stem>16 and <stem>8, each with its range test <form>_ok)
-_VECTOR_FORMS_F16 = {"titer_fast_tanf": ("titer_tanf_twin", "titer_vtanf")}
+# float32 fast paths with a 16-lane form at AVX-512, run by
+# TITER_VEC_LOOP_F16 (titer_vtanf.h): fast function -> (the forms' scalar
+# twin, the 16-lane form <stem>16 with its range test <stem>16_ok, what
+# takes the lanes out of its range <stem>16_rest, the input masked-off lanes
+# compute on <stem>16_safe); tan has an 8-lane form for those lanes
+# (titer_vtanf.h), log, log1p and its neighbours none (titer_vlog1pf.h)
+_VECTOR_FORMS_F16 = {"titer_fast_tanf": ("titer_tanf_twin", "titer_vtanf"),
+                     "titer_fast_logf": ("titer_logf_twin", "titer_vlogf"),
+                     "titer_fast_log1pf": ("titer_log1pf_twin", "titer_vlog1pf"),
+                     "titer_fast_arccoshf": ("titer_acoshf_twin", "titer_vacoshf"),
+                     "titer_fast_arcsinhf": ("titer_asinhf_twin", "titer_vasinhf"),
+                     "titer_fast_arctanhf": ("titer_atanhf_twin", "titer_vatanhf")}
+# (their 16-lane forms are written with FMA: the loops are built to fuse)
+_FMA_FAST |= set(_VECTOR_FORMS_F16)
 # binary float32 fast paths with vector forms at AVX-512 (titer_vpowf.h):
 # fast function -> (its scalar twin, the forms' stem: <stem>16 on sixteen
 # lanes, <stem>16_ok its range mask, <stem>8 on eight)
@@ -199,6 +209,19 @@ _VECTOR_FORMS2 = {"titer_fast_powerf": ("titer_powf_table", "titer_vpowf")}
 _VPOPCNT_OPS = {"bitwise_count": "titer_popcount_insn"}
 
 
+def vector_form_guard(op, sig):
+    """The macro an instruction-set unit defines where the signature's own
+    fast path has a vector form (AVX-512: TITER_HAVE_VFAST_D for the 8-lane
+    float64 ones, TITER_HAVE_VFAST_F16 for the 16-lane float32 ones), which
+    runs there instead of the vector libm; None without one."""
+    fast = (op.fast or {}).get(sig, (None, None))[1]
+    if fast in _VECTOR_FORMS:
+        return "TITER_HAVE_VFAST_D"
+    if fast in _VECTOR_FORMS_F16:
+        return "TITER_HAVE_VFAST_F16"
+    return None
+
+
 def split_loop_body(op, sig, ins, outs):
     """The loop of an own vectorized path (titer_loops.h TITER_SPLIT_LOOP)."""
     fast = op.fast[sig]
@@ -208,8 +231,8 @@ def split_loop_body(op, sig, ins, outs):
         if fast[1] in _VECTOR_FORMS_F16:
             twin, stem = _VECTOR_FORMS_F16[fast[1]]
             return "\n#ifdef TITER_HAVE_VFAST_F16\n    TITER_VEC_LOOP_F16(%s, %s, %s, %s16_ok, %s16, " \
-                   "%s8_ok, %s8)\n#else\n    %s\n#endif\n" % (kernel_name(op, sig), fast[0], twin,
-                                                               stem, stem, stem, stem, split)
+                   "%s16_rest, %s16_safe)\n#else\n    %s\n#endif\n" % (
+                       kernel_name(op, sig), fast[0], twin, stem, stem, stem, stem, split)
         if fast[1] not in _VECTOR_FORMS:
             return split
         vfast = fast[1].replace("titer_fast_", "titer_vfast_")
@@ -275,9 +298,9 @@ def emit_loop(op, sig):
                       "    %s\n}\n\n" % (attrs, own_loop_name(op, sig), body)
                 body = "%s(data, strides, n);" % own_loop_name(op, sig)
             # a vector form outruns the vector libm where the unit has it
-            # (float64 exp2 at AVX-512), which is the faster below
-            use_vl = "defined(TITER_VL)" + (" && !defined(TITER_HAVE_VFAST_D)"
-                                            if fast and fast[1] in _VECTOR_FORMS else "")
+            # (float64 exp2, float32 log1p at AVX-512), which is the faster below
+            guard = vector_form_guard(op, sig)
+            use_vl = "defined(TITER_VL)" + (" && !defined(%s)" % guard if guard else "")
             return own + ("static void %s(char **data, const int64_t *strides, int64_t n) {\n"
                           "#if %s\n    %s\n#else\n    %s\n#endif\n}"
                           % (core_loop_name(op, sig), use_vl, veclib_loop_body(op, sig, ins),

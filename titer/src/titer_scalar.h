@@ -1555,6 +1555,7 @@ TITER_FAST_INLINE float titer_fast_arctanhf(float xf) {
                                                   0.5 * titer_fast_log(1.0 + 2.0 * a / (1.0 - a))),
                              xf);
 }
+#include "titer_vlog1pf.h"  /* float32 log1p, arcsinh, arccosh, arctanh at AVX-512 */
 
 /* atan(a) for finite a >= 0: a reduced to |c| <= tan(pi/8) with one division
  * (c = a, (a - 1) / (a + 1) + pi/4, or -1/a + pi/2), then FreeBSD's s_atan.c

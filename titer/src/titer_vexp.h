@@ -145,43 +145,59 @@ TITER_EXP16_FAMILY(titer_vfast_, TITER_EXP16_V8)
 #define titer_vfast_exp2_ok(b) ((titer_v8u)TITER_EXP16_OK(b, TITER_EXP16_TOP_2))
 #define titer_vfast_expm1_ok titer_vfast_exp_ok
 #define TITER_HAVE_VFAST_D 1
-/* TITER_SPLIT_LOOP (titer_loops.h) for a float64 fast path with an 8-lane
- * form VFAST (VOK its range test, all ones where in range): on contiguous
- * operands each block's whole vectors go through VFAST, an out-of-range
- * lane given 0 and keeping its input (so VFAST raises nothing), then
- * recomputed by KERNEL (libm) from the input left in the output; the
- * block's last n mod 8 elements through the scalar twin FAST or KERNEL. */
-#define TITER_VEC_LOOP_D8(KERNEL, OK, FAST, VOK, VFAST)                         \
+/* The loops of the vector forms walk blocks of TITER_SPLIT_BLOCK elements:
+ * the operands' own memory where both are contiguous, else each block
+ * gathered into a buffer, computed there and scattered back, so that a
+ * strided or reversed call gets the contiguous call's bits (the vector
+ * math library's loops do the same: titer_veclib.h).  Between BEGIN and
+ * END, bx holds m inputs and bo (bx itself in place) takes the results. */
+#define TITER_VEC_BLOCKS_BEGIN(T)                                            \
     char *o = data[0], *x = data[1];                                         \
     const int64_t so = strides[0], sx = strides[1];                         \
-    if (so == (int64_t)sizeof(double) && sx == (int64_t)sizeof(double)) {    \
-        double *po = (double *)o; const double *px = (const double *)x;     \
-        titer_v8u keep[TITER_SPLIT_BLOCK / 8];   /* all ones where VFAST's */ \
-        for (int64_t start = 0; start < n; start += TITER_SPLIT_BLOCK) {     \
-            int64_t m = n - start < TITER_SPLIT_BLOCK ? n - start : TITER_SPLIT_BLOCK; \
-            double *bo = po + start; const double *bx = px + start;          \
-            int64_t nv = m / 8;                                              \
-            titer_v8u all_kept = ~(titer_v8u){0};                            \
-            for (int64_t v = 0; v < nv; v++) {                               \
-                titer_v8u vb = TITER_V8_TOBITS(*(const titer_v8d_u *)(bx + 8 * v)); \
-                titer_v8u mask = VOK(vb);                                    \
-                titer_v8d f = VFAST(TITER_V8_FROMBITS(vb & mask));           \
-                keep[v] = mask;                                              \
-                all_kept &= mask;                                            \
-                *(titer_v8d_u *)(bo + 8 * v) =                               \
-                    TITER_V8_FROMBITS(TITER_PICK_BITS(mask, TITER_V8_TOBITS(f), vb)); \
-            }                                                                \
-            for (int64_t i = 8 * nv; i < m; i++) {                           \
-                double xi = bx[i];                                           \
-                bo[i] = OK(xi) ? FAST(xi) : KERNEL(xi);                      \
-            }                                                                \
-            if (_mm512_reduce_and_epi64((__m512i)all_kept) != -1)            \
-                for (int64_t i = 0; i < 8 * nv; i++)                         \
-                    if (!keep[i / 8][i % 8]) bo[i] = KERNEL(bo[i]);          \
-        }                                                                    \
-    } else {                                                                 \
-        for (int64_t i = 0; i < n; i++)                                      \
-            *(double *)(o + i * so) = KERNEL(*(const double *)(x + i * sx)); \
+    const int contiguous = so == (int64_t)sizeof(T) && sx == (int64_t)sizeof(T); \
+    T in_buf[TITER_SPLIT_BLOCK], out_buf[TITER_SPLIT_BLOCK];                 \
+    for (int64_t start = 0; start < n; start += TITER_SPLIT_BLOCK) {         \
+        int64_t m = n - start < TITER_SPLIT_BLOCK ? n - start : TITER_SPLIT_BLOCK; \
+        T *bo = out_buf; const T *bx = in_buf;                               \
+        if (contiguous) {                                                    \
+            bo = (T *)o + start;                                             \
+            bx = (const T *)x + start;                                       \
+        } else {                                                             \
+            for (int64_t i = 0; i < m; i++)                                  \
+                in_buf[i] = *(const T *)(x + (start + i) * sx);              \
+        }
+#define TITER_VEC_BLOCKS_END(T)                                              \
+        if (!contiguous)                                                     \
+            for (int64_t i = 0; i < m; i++)                                  \
+                *(T *)(o + (start + i) * so) = out_buf[i];                   \
     }
+/* TITER_SPLIT_LOOP (titer_loops.h) for a float64 fast path with an 8-lane
+ * form VFAST (VOK its range test, all ones where in range): each block's
+ * whole vectors go through VFAST, an out-of-range lane given 0 and keeping
+ * its input (so VFAST raises nothing), then recomputed by KERNEL (libm)
+ * from the input left in the output; the block's last n mod 8 elements
+ * through the scalar twin FAST or KERNEL. */
+#define TITER_VEC_LOOP_D8(KERNEL, OK, FAST, VOK, VFAST)                         \
+    TITER_VEC_BLOCKS_BEGIN(double)                                           \
+        titer_v8u keep[TITER_SPLIT_BLOCK / 8];   /* all ones where VFAST's */ \
+        int64_t nv = m / 8;                                                  \
+        titer_v8u all_kept = ~(titer_v8u){0};                                \
+        for (int64_t v = 0; v < nv; v++) {                                   \
+            titer_v8u vb = TITER_V8_TOBITS(*(const titer_v8d_u *)(bx + 8 * v)); \
+            titer_v8u mask = VOK(vb);                                        \
+            titer_v8d f = VFAST(TITER_V8_FROMBITS(vb & mask));               \
+            keep[v] = mask;                                                  \
+            all_kept &= mask;                                                \
+            *(titer_v8d_u *)(bo + 8 * v) =                                   \
+                TITER_V8_FROMBITS(TITER_PICK_BITS(mask, TITER_V8_TOBITS(f), vb)); \
+        }                                                                    \
+        for (int64_t i = 8 * nv; i < m; i++) {                               \
+            double xi = bx[i];                                               \
+            bo[i] = OK(xi) ? FAST(xi) : KERNEL(xi);                          \
+        }                                                                    \
+        if (_mm512_reduce_and_epi64((__m512i)all_kept) != -1)                \
+            for (int64_t i = 0; i < 8 * nv; i++)                             \
+                if (!keep[i / 8][i % 8]) bo[i] = KERNEL(bo[i]);              \
+    TITER_VEC_BLOCKS_END(double)
 #endif
 #endif

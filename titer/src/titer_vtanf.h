@@ -104,18 +104,20 @@ TITER_FAST_INLINE float titer_tanf_twin(float x) {
 #define TITER_HAVE_VFAST_F16 1
 
 /* TITER_VEC_LOOP_D8's float32 twin (titer_vexp.h), for a fast path with a
- * 16-lane form VFAST16 (VOK16 the mask of its lanes) and an 8-lane form
- * VFAST8 for the rest of the fast range (VOK8 on eight floats' bits): on
- * contiguous operands a vector all in VFAST16's range goes straight
- * through it; another through VFAST16 with its other lanes given 1, and
- * each half through VFAST8 with the lanes of neither range given 0; those
- * lanes keep their inputs, recomputed by KERNEL (libm) after the block
- * from the inputs left in the output.  The block's last n mod 16 elements
- * go through TWIN (the forms' scalar twins, by the same ranges, OK their
- * union) or KERNEL, so an element gets the same bits whichever computes
- * it.  (Masking every vector cost 0.71 ns an element against 0.62 in cache
- * for the 8-lane loop on one AVX-512 thread: the masks' moves and blends
- * compete with the arithmetic for its ports.) */
+ * 16-lane form VFAST16 (VOK16 the mask of its lanes), in blocks
+ * (TITER_VEC_BLOCKS_BEGIN): a vector all in VFAST16's range goes straight
+ * through it;
+ * another through VFAST16 with its other lanes given SAFE (an input of the
+ * range), and those lanes through REST(in, mask, rest, kept): a second form
+ * for the rest of the fast range (tan's 8-lane one, TITER_VEC_REST_F8) or
+ * none (TITER_VEC_REST_INPUT); the lanes no form took keep their inputs,
+ * recomputed by KERNEL (libm) after the block from the inputs left in the
+ * output.  The block's last n mod 16 elements go through TWIN (the forms'
+ * scalar twins, by the same ranges, OK their union) or KERNEL, so an
+ * element gets the same bits whichever computes it.  (Masking every vector
+ * cost 0.71 ns an element against 0.62 in cache for the 8-lane loop on one
+ * AVX-512 thread: the masks' moves and blends compete with the arithmetic
+ * for its ports.) */
 #define TITER_VEC_HALF_F8(VOK8, VFAST8, in8, fast16, out8, kept8)               \
     {                                                                        \
         __mmask8 mask8 = (__mmask8)(VOK8(_mm256_castps_si256(in8)) & ~(fast16)); \
@@ -123,48 +125,54 @@ TITER_FAST_INLINE float titer_tanf_twin(float x) {
         out8 = _mm256_mask_blend_ps(mask8, in8, f8);                         \
         kept8 = mask8;                                                       \
     }
-#define TITER_VEC_LOOP_F16(KERNEL, OK, TWIN, VOK16, VFAST16, VOK8, VFAST8)     \
-    char *o = data[0], *x = data[1];                                         \
-    const int64_t so = strides[0], sx = strides[1];                         \
-    if (so == (int64_t)sizeof(float) && sx == (int64_t)sizeof(float)) {      \
-        float *po = (float *)o; const float *px = (const float *)x;         \
-        __mmask16 keep[TITER_SPLIT_BLOCK / 16];  /* lanes through a form */  \
-        for (int64_t start = 0; start < n; start += TITER_SPLIT_BLOCK) {     \
-            int64_t m = n - start < TITER_SPLIT_BLOCK ? n - start : TITER_SPLIT_BLOCK; \
-            float *bo = po + start; const float *bx = px + start;            \
-            int64_t nv = m / 16, first_partial = nv;                        \
-            for (int64_t v = 0; v < nv; v++) {                               \
-                titer_v16f in = *(const titer_v16f_u *)(bx + 16 * v);       \
-                __mmask16 mask = VOK16(in);                                  \
-                keep[v] = 0xffff;                                            \
-                if (__builtin_expect(mask == 0xffff, 1)) {                   \
-                    *(titer_v16f_u *)(bo + 16 * v) = VFAST16(in);            \
-                    continue;                                                \
-                }                                                            \
-                titer_v16f f = VFAST16((titer_v16f)_mm512_mask_mov_ps(       \
-                    _mm512_set1_ps(1.0f), mask, (__m512)in));                \
-                __m256 lo, hi; __mmask8 kept_lo, kept_hi;                    \
-                TITER_VEC_HALF_F8(VOK8, VFAST8, _mm512_castps512_ps256((__m512)in), \
-                                  mask, lo, kept_lo)                         \
-                TITER_VEC_HALF_F8(VOK8, VFAST8, _mm512_extractf32x8_ps((__m512)in, 1), \
-                                  mask >> 8, hi, kept_hi)                    \
-                __m512 halves = _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1); \
-                *(titer_v16f_u *)(bo + 16 * v) =                              \
-                    (titer_v16f)_mm512_mask_blend_ps(mask, halves, (__m512)f); \
-                keep[v] = mask | kept_lo | (__mmask16)(kept_hi << 8);        \
-                if (keep[v] != 0xffff && first_partial == nv)                \
-                    first_partial = v;                                       \
-            }                                                                \
-            for (int64_t i = 16 * nv; i < m; i++) {                          \
-                float xi = bx[i];                                            \
-                bo[i] = OK(xi) ? TWIN(xi) : KERNEL(xi);                      \
-            }                                                                \
-            for (int64_t i = 16 * first_partial; i < 16 * nv; i++)           \
-                if (!((keep[i / 16] >> (i % 16)) & 1)) bo[i] = KERNEL(bo[i]); \
-        }                                                                    \
-    } else {                                                                 \
-        for (int64_t i = 0; i < n; i++)                                      \
-            *(float *)(o + i * so) = KERNEL(*(const float *)(x + i * sx));   \
+/* the lanes of a 16-lane vector `in` out of `mask` through an 8-lane form,
+ * each half, into rest; kept: the lanes it took */
+#define TITER_VEC_REST_F8(VOK8, VFAST8, in, mask, rest, kept)                  \
+    {                                                                        \
+        __m256 lo, hi; __mmask8 kept_lo, kept_hi;                            \
+        TITER_VEC_HALF_F8(VOK8, VFAST8, _mm512_castps512_ps256((__m512)(in)), \
+                          mask, lo, kept_lo)                                 \
+        TITER_VEC_HALF_F8(VOK8, VFAST8, _mm512_extractf32x8_ps((__m512)(in), 1), \
+                          (mask) >> 8, hi, kept_hi)                          \
+        rest = _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);        \
+        kept = (__mmask16)(kept_lo | (__mmask16)(kept_hi << 8));             \
     }
+#define TITER_VEC_REST_INPUT(in, mask, rest, kept)                             \
+    {                                                                        \
+        rest = (__m512)(in);                                                 \
+        kept = 0;                                                            \
+    }
+#define titer_vtanf16_rest(in, mask, rest, kept)                               \
+    TITER_VEC_REST_F8(titer_vtanf8_ok, titer_vtanf8, in, mask, rest, kept)
+#define titer_vtanf16_safe 1.0f
+#define TITER_VEC_LOOP_F16(KERNEL, OK, TWIN, VOK16, VFAST16, REST, SAFE)       \
+    TITER_VEC_BLOCKS_BEGIN(float)                                            \
+        __mmask16 keep[TITER_SPLIT_BLOCK / 16];  /* lanes through a form */  \
+        int64_t nv = m / 16, first_partial = nv;                            \
+        for (int64_t v = 0; v < nv; v++) {                                   \
+            titer_v16f in = *(const titer_v16f_u *)(bx + 16 * v);           \
+            __mmask16 mask = VOK16(in);                                      \
+            keep[v] = 0xffff;                                                \
+            if (__builtin_expect(mask == 0xffff, 1)) {                       \
+                *(titer_v16f_u *)(bo + 16 * v) = VFAST16(in);                \
+                continue;                                                    \
+            }                                                                \
+            titer_v16f f = VFAST16((titer_v16f)_mm512_mask_mov_ps(           \
+                _mm512_set1_ps(SAFE), mask, (__m512)in));                    \
+            __m512 rest; __mmask16 kept;                                     \
+            REST(in, mask, rest, kept)                                       \
+            *(titer_v16f_u *)(bo + 16 * v) =                                  \
+                (titer_v16f)_mm512_mask_blend_ps(mask, rest, (__m512)f);     \
+            keep[v] = mask | kept;                                           \
+            if (keep[v] != 0xffff && first_partial == nv)                    \
+                first_partial = v;                                           \
+        }                                                                    \
+        for (int64_t i = 16 * nv; i < m; i++) {                              \
+            float xi = bx[i];                                                \
+            bo[i] = OK(xi) ? TWIN(xi) : KERNEL(xi);                          \
+        }                                                                    \
+        for (int64_t i = 16 * first_partial; i < 16 * nv; i++)               \
+            if (!((keep[i / 16] >> (i % 16)) & 1)) bo[i] = KERNEL(bo[i]);    \
+    TITER_VEC_BLOCKS_END(float)
 #endif
 #endif
