@@ -1535,8 +1535,8 @@ def test_float32_log1p_family_fast_path_in_its_vector_form_and_its_twin(name):
     rounded to float32 (NumPy's bound at the other levels), raising nothing;
     the same bits through the scalar twin (rows of 7 elements: each a loop's
     remainder), in place, shuffled, strided and reversed; out-of-range
-    elements inside whole vectors getting libm's answers and NumPy's
-    warning."""
+    elements inside whole vectors, and half the elements negated, getting
+    libm's answers and NumPy's warnings."""
     bound, seams, provoke = _LOG1P_FAMILY[name]
     if _core.isa_levels()[1] != "avx512":
         bound = ULP_BOUNDS[4]
@@ -1567,19 +1567,23 @@ def test_float32_log1p_family_fast_path_in_its_vector_form_and_its_twin(name):
         backwards = titer.elementwise(name, None, x[::-1])
         np.testing.assert_array_equal(backwards[::-1].view(np.uint32), got.view(np.uint32))
     mixed = x[:5000].copy()
-    bad = [np.inf, -np.inf, np.nan, 1e-40, 0.0, -0.0] + ([provoke[0]] if provoke else [])
+    bad = [np.inf, -np.inf, np.nan, 1e-40, 0.0, -0.0, -2.0, -3e38]
+    bad += [provoke[0]] if provoke else []
     mixed[3::41] = np.resize(np.array(bad, np.float32), mixed[3::41].size)
-    with np.errstate(all="ignore"):
-        want = getattr(np, name)(mixed)
-    for work in (mixed.copy(), None):
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            result = titer.elementwise(name, work, mixed if work is None else work)
-        same_as_numpy(name, result, want, "in place" if work is not None else "apart")
-        with np.errstate(all="warn"), warnings.catch_warnings(record=True) as theirs:
-            warnings.simplefilter("always")
-            getattr(np, name)(mixed)
-        assert {str(w.message) for w in caught} == {str(w.message) for w in theirs}
+    # and half the elements negated at random (log under where(x > 0, ...))
+    halves = np.where(np.random.default_rng(7).random(x.size) < 0.5, x, -x)
+    for sample in (mixed, halves):
+        with np.errstate(all="ignore"):
+            want = getattr(np, name)(sample)
+        for work in (sample.copy(), None):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                result = titer.elementwise(name, work, sample if work is None else work)
+            same_as_numpy(name, result, want, "in place" if work is not None else "apart")
+            with np.errstate(all="warn"), warnings.catch_warnings(record=True) as theirs:
+                warnings.simplefilter("always")
+                getattr(np, name)(sample)
+            assert {str(w.message) for w in caught} == {str(w.message) for w in theirs}
 
 
 _TAN_HARD = ["0x1.6c6cbc45dc8dep+5", "0x1.6c6cbc45dc8dep+6", "0x1.6c6cbc45dc8dep+9",

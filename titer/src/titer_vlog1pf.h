@@ -55,7 +55,7 @@
     V fe = CVT((k >> 23) - (EBUMP));                                                 \
     y = FMA(y, f, fe * C(-2.12194440e-4f));                                          \
     V result = FMA(C(0.693359375f), fe, f + y);
-#define TITER_LOGF_KERNEL(V, VI, FMA, C, TOBITS, FROMBITS, CVT, x, result)           \
+#define TITER_LOGF_KERNEL(V, VI, FMA, C, TOBITS, FROMBITS, CVT, MIN, SQRT, MASK, x, result) \
     VI k = (TOBITS(x) - 0x3f3504f3) & ~0x007fffff;                   /* e << 23 */    \
     V f = FROMBITS(TOBITS(x) - k) - C(1.0f);                         /* exact */      \
     TITER_LOGF_TAIL(V, VI, FMA, C, CVT, f, k, 0, result)
@@ -63,6 +63,8 @@
     VI k = (TOBITS(u + C(1.0f)) - 0x3f3504f3) & ~0x007fffff;                         \
     V f = FROMBITS(TOBITS(u) - k) + FMA(C(0.25f), FROMBITS(0x40800000 - k), C(-1.0f)); \
     TITER_LOGF_TAIL(V, VI, FMA, C, CVT, f, k, EBUMP, result)
+#define TITER_LOG1PF_UNARY(V, VI, FMA, C, TOBITS, FROMBITS, CVT, MIN, SQRT, MASK, u, result) \
+    TITER_LOG1PF_KERNEL(V, VI, FMA, C, TOBITS, FROMBITS, CVT, u, 0, result)
 
 #define TITER_ACOSHF_KERNEL(V, VI, FMA, C, TOBITS, FROMBITS, CVT, MIN, SQRT, MASK, x, result) \
     V xs = MIN(x, C(8192.0f)), ts = xs - C(1.0f);                                     \
@@ -80,7 +82,7 @@
     TITER_LOG1PF_KERNEL(V, VI, FMA, C, TOBITS, FROMBITS, CVT, w, big, unsigned_)     \
     V result = FROMBITS(TOBITS(unsigned_) | sign);
 
-#define TITER_ATANHF_KERNEL(V, VI, FMA, C, TOBITS, FROMBITS, CVT, x, result)         \
+#define TITER_ATANHF_KERNEL(V, VI, FMA, C, TOBITS, FROMBITS, CVT, MIN, SQRT, MASK, x, result) \
     VI sign = TOBITS(x) & ~0x7fffffff;                                               \
     V ax = FROMBITS(TOBITS(x) ^ sign);                                               \
     V w = (ax + ax) / (C(1.0f) - ax);                                                \
@@ -94,7 +96,7 @@
 #define TITER_F1_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define TITER_F1_MASK(c) (0 - (int32_t)(c))
 #define TITER_F1_OPS float, int32_t, __builtin_fmaf, TITER_SCALAR_C, TITER_F1_TOBITS, \
-                     TITER_F1_FROMBITS, TITER_F1_CVT
+                     TITER_F1_FROMBITS, TITER_F1_CVT, TITER_F1_MIN, sqrtf, TITER_F1_MASK
 #define TITER_V16_TOBITS(x) ((titer_v16i)(x))
 #define TITER_V16_FROMBITS(b) ((titer_v16f)(b))
 #define TITER_V16_CVT(e) __builtin_convertvector(e, titer_v16f)
@@ -102,52 +104,28 @@
 #define TITER_V16_SQRT(v) ((titer_v16f)_mm512_sqrt_ps((__m512)(v)))
 #define TITER_V16_MASK(c) (c)
 #define TITER_V16_OPS titer_v16f, titer_v16i, TITER_V16_FMA, TITER_V16_C, TITER_V16_TOBITS, \
-                      TITER_V16_FROMBITS, TITER_V16_CVT
+                      TITER_V16_FROMBITS, TITER_V16_CVT, TITER_V16_MIN, TITER_V16_SQRT, \
+                      TITER_V16_MASK
 
-/* each function's scalar twin (<name>_twin) and 16-lane form (<stem>16);
+/* each function's scalar twin (<name>_twin) and 16-lane form (<stem>16),
+ * from its kernel on the operations of one float and of sixteen;
  * TITER_KERNEL_OF expands the operation lists before the kernel's
  * arguments are counted */
 #define TITER_KERNEL_OF(KERNEL, ...) KERNEL(__VA_ARGS__)
-TITER_FAST_INLINE float titer_log1pf_twin(float u) {
-    TITER_KERNEL_OF(TITER_LOG1PF_KERNEL, TITER_F1_OPS, u, 0, result)
-    return result;
-}
-TITER_FAST_INLINE titer_v16f titer_vlog1pf16(titer_v16f u) {
-    TITER_KERNEL_OF(TITER_LOG1PF_KERNEL, TITER_V16_OPS, u, 0, result)
-    return result;
-}
-TITER_FAST_INLINE float titer_logf_twin(float x) {
-    TITER_KERNEL_OF(TITER_LOGF_KERNEL, TITER_F1_OPS, x, result)
-    return result;
-}
-TITER_FAST_INLINE titer_v16f titer_vlogf16(titer_v16f x) {
-    TITER_KERNEL_OF(TITER_LOGF_KERNEL, TITER_V16_OPS, x, result)
-    return result;
-}
-TITER_FAST_INLINE float titer_acoshf_twin(float x) {
-    TITER_KERNEL_OF(TITER_ACOSHF_KERNEL, TITER_F1_OPS, TITER_F1_MIN, sqrtf, TITER_F1_MASK, x, result)
-    return result;
-}
-TITER_FAST_INLINE titer_v16f titer_vacoshf16(titer_v16f x) {
-    TITER_KERNEL_OF(TITER_ACOSHF_KERNEL, TITER_V16_OPS, TITER_V16_MIN, TITER_V16_SQRT, TITER_V16_MASK, x, result)
-    return result;
-}
-TITER_FAST_INLINE float titer_asinhf_twin(float x) {
-    TITER_KERNEL_OF(TITER_ASINHF_KERNEL, TITER_F1_OPS, TITER_F1_MIN, sqrtf, TITER_F1_MASK, x, result)
-    return result;
-}
-TITER_FAST_INLINE titer_v16f titer_vasinhf16(titer_v16f x) {
-    TITER_KERNEL_OF(TITER_ASINHF_KERNEL, TITER_V16_OPS, TITER_V16_MIN, TITER_V16_SQRT, TITER_V16_MASK, x, result)
-    return result;
-}
-TITER_FAST_INLINE float titer_atanhf_twin(float x) {
-    TITER_KERNEL_OF(TITER_ATANHF_KERNEL, TITER_F1_OPS, x, result)
-    return result;
-}
-TITER_FAST_INLINE titer_v16f titer_vatanhf16(titer_v16f x) {
-    TITER_KERNEL_OF(TITER_ATANHF_KERNEL, TITER_V16_OPS, x, result)
-    return result;
-}
+#define TITER_F16_FORMS(TWIN, FORM16, KERNEL)                                          \
+    TITER_FAST_INLINE float TWIN(float x) {                                          \
+        TITER_KERNEL_OF(KERNEL, TITER_F1_OPS, x, result)                             \
+        return result;                                                               \
+    }                                                                                \
+    TITER_FAST_INLINE titer_v16f FORM16(titer_v16f x) {                              \
+        TITER_KERNEL_OF(KERNEL, TITER_V16_OPS, x, result)                            \
+        return result;                                                               \
+    }
+TITER_F16_FORMS(titer_logf_twin, titer_vlogf16, TITER_LOGF_KERNEL)
+TITER_F16_FORMS(titer_log1pf_twin, titer_vlog1pf16, TITER_LOG1PF_UNARY)
+TITER_F16_FORMS(titer_acoshf_twin, titer_vacoshf16, TITER_ACOSHF_KERNEL)
+TITER_F16_FORMS(titer_asinhf_twin, titer_vasinhf16, TITER_ASINHF_KERNEL)
+TITER_F16_FORMS(titer_atanhf_twin, titer_vatanhf16, TITER_ATANHF_KERNEL)
 
 /* their ranges on sixteen floats, the same as the scalar fast paths'
  * (titer_fast_log1pf_ok, ...): bit patterns in [lo, hi), of the magnitude
@@ -175,9 +153,26 @@ TITER_FAST_INLINE __mmask16 titer_vatanhf16_ok(titer_v16f x) {
 }
 
 /* for TITER_VEC_LOOP_F16 (titer_vtanf.h): one form, so the lanes out of
- * its range keep their inputs for the kernel; the input a masked-off lane
- * computes on (in every range but arctanh's, 1) */
-#define titer_vlogf16_rest TITER_VEC_REST_INPUT
+ * its range keep their inputs for the kernel (log's below: see above); the
+ * input a masked-off lane computes on (in every range but arctanh's, 1) */
+/* log's lanes below its range get glibc's answer in the vector, as
+ * titer_domain_logf computes it: below 0 (-inf too) the default nan and
+ * invalid (here from inf - inf, off the divider: the nan of (x - x) /
+ * (x - x)), at +-0 -inf and divide-by-zero from -1 / +0 (only in a vector
+ * with a zero); nan, subnormal and +inf lanes keep their inputs for the
+ * kernel.  (The masked lanes raise nothing.)  An array half of whose
+ * inputs are negative -- log under where(x > 0, ...) -- no longer sends
+ * half its elements to the kernel. */
+#define titer_vlogf16_rest(in, mask, rest, kept)                                       \
+    {                                                                                \
+        __mmask16 below_ = _mm512_cmp_ps_mask((__m512)(in), _mm512_setzero_ps(), _CMP_LT_OQ); \
+        __mmask16 zero_ = _mm512_cmp_ps_mask((__m512)(in), _mm512_setzero_ps(), _CMP_EQ_OQ); \
+        const __m512 inf_ = _mm512_set1_ps(__builtin_inff());                        \
+        rest = _mm512_mask_sub_ps((__m512)(in), below_, inf_, inf_);                 \
+        if (zero_)                                                                   \
+            rest = _mm512_mask_div_ps(rest, zero_, _mm512_set1_ps(-1.0f), _mm512_setzero_ps()); \
+        kept = below_ | zero_;                                                       \
+    }
 #define titer_vlog1pf16_rest TITER_VEC_REST_INPUT
 #define titer_vacoshf16_rest TITER_VEC_REST_INPUT
 #define titer_vasinhf16_rest TITER_VEC_REST_INPUT
