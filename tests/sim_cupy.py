@@ -250,25 +250,59 @@ class CPointer:
 
 
 class RawKernel:
-    def __init__(self, name):
-        self.kernel = Function(name)
+    def __init__(self, name, kernel=None):
+        self.kernel = kernel or Function(name)
+
+
+class FusedFunction:
+    """A fused evaluate kernel (its own library, as its own module)."""
+
+    def __init__(self, lib, name):
+        self.lib, self.name = lib, name
+
+    def __call__(self, grid, block, args):
+        from titer.cuda import fuse
+        (arg,) = args
+        assert tuple(grid[1:]) == (1, 1) and tuple(block[1:]) == (1, 1)
+        if isinstance(arg, CPointer):
+            raw = ctypes.string_at(arg.ptr, fuse.FPARAMS_SIZE)
+        else:
+            assert isinstance(arg, np.ndarray) and arg.itemsize == fuse.FPARAMS_SIZE
+            raw = ctypes.string_at(arg.__array_interface__["data"][0], arg.itemsize)
+        params = ctypes.create_string_buffer(raw, len(raw))
+        self.lib.titer_host_launch_fused(ctypes.cast(getattr(self.lib, self.name),
+                                                     ctypes.c_void_p),
+                                         grid[0], block[0], params)
 
 
 class RawModule:
+    """A shipped module's kernels are the host library's; a source given as
+    code= that is a fused evaluate program (titer/cuda/fuse.py) is compiled
+    with g++ here, as NVRTC compiles it on a GPU (the op modules' code= is
+    not: tests/test_cuda_nvrtc.py covers those)."""
+
     def __init__(self, path=None, code=None, options=()):
         self.path, self.code, self.options = path, code, options
+        self.lib = None
+        if code is not None and "titer_fused_element" in code:
+            from titer.cuda import host
+            self.lib = host.fused_library(code)
 
     def get_function(self, name):
-        if not hasattr(_host().lib, name):
+        lib = self.lib or _host().lib
+        if not hasattr(lib, name):
             raise CUDADriverError("CUDA_ERROR_NOT_FOUND: named symbol not found: " + name)
+        if self.lib is not None:
+            return RawKernel(name, FusedFunction(self.lib, name))
         return RawKernel(name)
 
     def get_global(self, name):
         """A global of the module: the host library's (one copy for every
-        module, where a GPU has one per module)."""
-        if not hasattr(_host().lib, name):
+        module, where a GPU has one per module), a fused program's own."""
+        lib = self.lib or _host().lib
+        if not hasattr(lib, name):
             raise CUDADriverError("CUDA_ERROR_NOT_FOUND: named symbol not found: " + name)
-        return HostPointer(ctypes.addressof(ctypes.c_int.in_dll(_host().lib, name)))
+        return HostPointer(ctypes.addressof(ctypes.c_int.in_dll(lib, name)))
 
 
 class HostPointer:

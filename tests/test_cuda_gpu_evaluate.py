@@ -96,3 +96,150 @@ def test_mixed_host_and_device_operands_get_elementwises_error():
     got = outcome(lambda: titer.evaluate("x + y", {"x": da, "y": a}))
     assert got[2] is not None and got[2] == want[2]
     assert "GPU" in titer.explain_evaluate("x + 1", {"x": da})
+
+
+# -- the fused kernel: the composed device calls' bits, one launch -------------
+
+@pytest.fixture
+def fused_launches(monkeypatch):
+    """The fused kernels launched during a test (kernel names, in order)."""
+    from titer.cuda import _cupy
+    launched = []
+    original = _cupy.CupyBackend.launch_fused
+
+    def counting(self, source, launch, device=None):
+        launched.append(launch.kernel)
+        return original(self, source, launch, device)
+
+    monkeypatch.setattr(_cupy.CupyBackend, "launch_fused", counting)
+    return launched
+
+
+def composed(expr, env, out=None, order="K"):
+    """The expression as its definition: titer.elementwise calls, one per node."""
+    from titer import _evaluate
+    tree = _evaluate._parsed(expr)[0]
+    return _evaluate._compose_call(tree, env, out, "same_kind", order)
+
+
+def same_bits(got, want):
+    got, want = cp.asnumpy(got), cp.asnumpy(want)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert np.ascontiguousarray(got).tobytes() == np.ascontiguousarray(want).tobytes()
+
+
+FUSED_SEEDS = range(120)
+
+
+@pytest.mark.parametrize("seed", FUSED_SEEDS)
+def test_random_expressions_fused_give_the_composed_device_bits(seed, fused_launches):
+    """Every step of the fused kernel is the device function the op's own
+    kernel calls, compiled with the same numerics (no FMA contraction across
+    steps): bit for bit what the composed calls give, transcendentals too."""
+    tree, env = random_case(seed, max_depth=4)
+    expr = render(tree)
+    denv = on_device(env)
+    want, _, want_exc = outcome(lambda: composed(expr, denv))
+    got, _, got_exc = outcome(lambda: titer.evaluate(expr, denv))
+    assert got_exc == want_exc, expr
+    if want_exc is None and isinstance(want, cp.ndarray):
+        same_bits(got, want)
+    if fused_launches:
+        assert "fused kernel" in titer.explain_evaluate(expr, denv), expr
+
+
+def test_most_random_expressions_run_fused(fused_launches):
+    fused = 0
+    for seed in FUSED_SEEDS[:60]:
+        tree, env = random_case(seed, max_depth=4)
+        before = len(fused_launches)
+        outcome(lambda: titer.evaluate(render(tree), on_device(env)))
+        fused += len(fused_launches) > before
+    # the others: a single name (16 of 60), errors (11), all-scalar, empty results
+    assert fused >= 20, fused
+
+
+@pytest.mark.parametrize("expr", [
+    "2*a + 3*b", "a*b + c*d", "sqrt(a**2 + b**2)", "where(a > 0, log(a), 0)",
+    "exp(-a**2/2) / sqrt(2*3.141592653589793)", "a ** 2.0 + b ** -1 + c ** 0.5 + d ** 3.0",
+    "clip(a, b, 0.5) * (c >= d)", "arctan2(a, b) - hypot(c, d) // 0.25",
+])
+def test_benchmark_expressions_run_as_one_kernel(expr, fused_launches):
+    rng = np.random.default_rng(3)
+    env = {k: rng.standard_normal(1000).astype(np.float32 if k in "ac" else np.float64)
+           for k in "abcd"}
+    denv = on_device(env)
+    got = titer.evaluate(expr, denv)
+    assert fused_launches == ["titer_fused_1d"]
+    same_bits(got, composed(expr, denv))
+    # and the CPU's values (a float32 intermediate's ULP, libdevice against glibc)
+    np.testing.assert_allclose(cp.asnumpy(got), titer.evaluate(expr, env), rtol=4e-6)
+
+
+def test_fused_layouts_out_order_and_dims(fused_launches, monkeypatch):
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((8, 6)).astype(np.float32)
+    b = rng.integers(-5, 5, (6,)).astype(np.int16)
+    da, db = device_like(cp, a), device_like(cp, b)
+    env = {"a": da[::2, ::-1], "b": db}                 # strided, reversed, broadcast
+    same_bits(titer.evaluate("a * b - 1", env), composed("a * b - 1", env))
+    assert fused_launches[-1] == "titer_fused_offset"
+    # out= of another dtype (the store casts), strided
+    big = cp.zeros((4, 12), np.float64)
+    view = big[:, ::2]
+    assert titer.evaluate("a * b - 1", env, out=view) is view
+    same_bits(view, composed("a * b - 1", env, out=cp.zeros((4, 6), np.float64)))
+    assert not cp.asnumpy(big)[:, 1::2].any()
+    # order
+    f = titer.evaluate("a + b", env, order="F")
+    assert f.strides == (4, 16)
+    same_bits(f, composed("a + b", env))
+    # more dims than one launch takes: the host loops over the slowest
+    c = rng.standard_normal((2,) * 14)
+    env = {"c": device_like(cp, c), "d": device_like(cp, c.T)}   # no two dims coalesce
+    before = len(fused_launches)
+    same_bits(titer.evaluate("c * 2 + d", env), composed("c * 2 + d", env))
+    assert len(fused_launches) - before == 4
+    # pieces with 32-bit offsets
+    from titer.cuda import plan
+    monkeypatch.setattr(plan, "SPLIT_LIMIT", 257)
+    x = device_like(cp, rng.standard_normal((40, 30)))
+    before = len(fused_launches)
+    same_bits(titer.evaluate("x * x - x", {"x": x}), composed("x * x - x", {"x": x}))
+    assert len(fused_launches) - before > 1
+
+
+def test_fused_errors_leave_out_untouched(fused_launches):
+    a = device_like(cp, np.arange(-3, 9, dtype=np.int32).reshape(3, 4))
+    e = device_like(cp, np.array([1, 2, -1, 0], np.int32))
+    out = cp.full((3, 4), 7, np.int32)
+    with pytest.raises(ValueError, match="negative integer powers"):
+        titer.evaluate("a ** e + 1", {"a": a, "e": e}, out=out)
+    with pytest.raises(ValueError, match="negative integer powers"):
+        titer.evaluate("(a + 1) ** -2", {"a": a}, out=out)
+    assert (cp.asnumpy(out) == 7).all() and fused_launches == []
+    # an exponent computed inside the program: the composed calls check it
+    same_bits(titer.evaluate("a ** (e * e)", {"a": a, "e": e}),
+              composed("a ** (e * e)", {"a": a, "e": e}))
+    # out= overlapping a leaf other than as itself: NumPy's rule, composed
+    x = cp.asarray(np.arange(10.0))
+    want = composed("y * 2 + 1", {"y": cp.asarray(np.arange(9.0))})
+    titer.evaluate("y * 2 + 1", {"y": x[:-1]}, out=x[1:])
+    same_bits(x[1:], want)
+    # in place on the same view: fused
+    before = len(fused_launches)
+    y = cp.asarray(np.arange(6.0))
+    titer.evaluate("y * y + y", {"y": y}, out=y)
+    same_bits(y, cp.asarray(np.arange(6.0) * np.arange(6.0) + np.arange(6.0)))
+    assert len(fused_launches) == before + 1
+
+
+def test_fused_0d_scalars_and_explain(fused_launches):
+    z = cp.asarray(np.array(2.5, np.float32))
+    a = device_like(cp, np.arange(5, dtype=np.float16))
+    env = {"z": z, "a": a, "s": np.float64(0.1), "k": 3}
+    for expr in ["a * z + s", "z * k - s", "(a + k) * s ** 2"]:
+        same_bits(titer.evaluate(expr, env), composed(expr, env))
+    text = titer.explain_evaluate("a * z + s", env)
+    assert "one fused kernel on the GPU" in text and "multiply[" in text
+    assert "gathered" not in text

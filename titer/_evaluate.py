@@ -80,9 +80,12 @@ def evaluate(expr, local_dict=None, *, out=None, casting="same_kind", order="K")
     The result is what composing ``titer.elementwise`` calls gives (NumPy's
     dtypes, NEP 50 for Python numbers, NumPy's warnings and errors); `out`,
     `casting` and `order` act on the last operation as in a ufunc call
-    (`casting` applies to every operation).  NumPy arrays run fused; CuPy
-    arrays (any operand or `out`) run the composed calls themselves, each
-    a titer kernel on their device."""
+    (`casting` applies to every operation).  NumPy arrays run fused in
+    cache-sized blocks on titer's threads; CuPy arrays (any operand or
+    `out`) run the same program as one fused kernel on their device (the
+    composed calls' bits: each step is the device function the op's own
+    kernel calls), or the composed calls where that kernel cannot (see
+    titer/cuda/evaluate.py)."""
     frame = sys._getframe(1)
     return _evaluate(expr, local_dict, frame, out, casting, order)
 
@@ -92,11 +95,21 @@ def explain_evaluate(expr, local_dict=None, *, out=None, casting="same_kind"):
     frame = sys._getframe(1)
     tree, names, exponents = _parsed(expr)
     raw = _lookup(names, exponents, local_dict, frame)[0]
-    if _on_device(raw, out):
-        return ("titer.evaluate(%r): composed titer.elementwise calls on the GPU "
-                "(not fused)" % expr)
-    values, types = _operands(raw)
     arg = tree.arg if isinstance(tree, Reduction) else tree
+    if _on_device(raw, out):
+        planned = isinstance(arg, Apply) and _device_program(
+            expr, arg, raw, casting,
+            None if out is None or isinstance(tree, Reduction) else out.dtype)
+        if not planned:
+            return ("titer.evaluate(%r): composed titer.elementwise calls on the GPU" % expr)
+        program = planned[0]._replace(leaf_regs=(-1,) * len(planned[0].leaves))
+        text = _explain_program(program, expr).replace(
+            "titer.evaluate(%r)" % expr,
+            "titer.evaluate(%r): one fused kernel on the GPU, each step a local" % expr, 1)
+        if isinstance(tree, Reduction):
+            text += "\n  then titer.reduce's %s over axis=%r" % (tree.kind, tree.axis)
+        return text
+    values, types = _operands(raw)
     program, compiled = _program(expr, arg, names, values, types, casting,
                                  None if out is None or isinstance(tree, Reduction)
                                  else out.dtype)
@@ -211,7 +224,7 @@ def _evaluate(expr, local_dict, frame, out, casting, order):
             out = out[0]
         if type(out) is not np.ndarray:
             if _frontend.is_device_array(out):
-                return _compose_call(tree, values, out, casting, order)
+                return _device_call(expr, tree, values, out, casting, order)
             raise TypeError("titer.evaluate: out must be a numpy.ndarray, got %s"
                             % type(out).__name__)
     if order != "K":
@@ -223,7 +236,7 @@ def _evaluate(expr, local_dict, frame, out, casting, order):
     if found is None:
         _frontend.normalize_casting(casting)
         if parts is None and _on_device(values, None):
-            return _compose_call(tree, values, out, casting, order)
+            return _device_call(expr, tree, values, out, casting, order)
         values, types = _operands(values)
         if isinstance(tree, Reduction):
             return _reduce(expr, tree, names, values, types, out, casting)
@@ -415,6 +428,75 @@ def _on_device(values, out):
     device; a mix with NumPy arrays gets their error)."""
     return (out is not None and _frontend.is_device_array(out)) or any(
         _frontend.is_device_array(x) for x in values.values())
+
+
+# -- device operands: one fused kernel (titer/cuda/evaluate.py) ----------------
+
+def _device_call(expr, tree, values, out, casting, order):
+    """The expression on device arrays: the program the CPU runs, as one
+    fused kernel on their device where titer.cuda.evaluate can run it, else
+    the composed calls (its definition).  A top-level reduction reduces the
+    fused result with titer.reduce."""
+    order = _frontend.normalize_order(order)
+    arg = tree.arg if isinstance(tree, Reduction) else tree
+    result = None
+    if isinstance(arg, Apply):
+        result = _device_fused(expr, arg, values, None if isinstance(tree, Reduction) else out,
+                               casting, "K" if isinstance(tree, Reduction) else order)
+    if result is None:
+        return _compose_call(tree, values, out, casting, order)
+    if isinstance(tree, Reduction):
+        return _core.reduce(tree.op, result, tree.axis, None, out)
+    return result
+
+
+def _device_fused(expr, arg, values, out, casting, order):
+    """The fused kernel's result, or None (compose)."""
+    if any(isinstance(x, np.ndarray) and x.ndim for x in values.values()):
+        return None                 # NumPy arrays beside device ones: the calls' TypeError
+    run = _core._cuda_entry("evaluate", "run")
+    planned = _device_program(expr, arg, values, casting, None if out is None else out.dtype)
+    if planned is None:
+        return None
+    program, scalars = planned
+    try:
+        consts = _constants(program, scalars)
+    except OverflowError:
+        return None                 # a prelude value's dtype depends on its value
+    return run(program, values, consts, out, order)
+
+
+def _device_program(expr, arg, values, casting, out_dtype):
+    """(the cached Program of `arg` for the device operands' types, the
+    scalars as evaluate reads them), or None when it has no steps or the
+    planner refuses it (the composed calls give its error)."""
+    leaf_type = _core._cuda_entry("evaluate", "leaf_type")
+    types, scalars = {}, {}
+    try:
+        for name, x in values.items():
+            if _frontend.is_device_array(x):
+                types[name] = leaf_type(x)
+            else:
+                kind, t, scalars[name] = _operand(name, x)
+                types[name] = (kind, t)
+    except Exception:               # an operand the composed calls refuse, with their error
+        return None
+    exponents = {name: scalars[name] for name in _parsed(expr)[2]
+                 if name in scalars and type(scalars[name]) in (int, float)}
+    key = ("device", expr, casting, out_dtype, tuple(sorted(types.items())),
+           tuple(sorted(exponents.items())))
+    found = _PROGRAMS.get(key)
+    if found is None:
+        try:
+            found = plan(arg, types, exponents, casting, out_dtype)
+        except Exception:           # TooBig, or an error the composed calls raise
+            found = False
+        if found and not found.steps:
+            found = False
+        if len(_PROGRAMS) >= _CACHE_LIMIT:
+            _PROGRAMS.clear()
+        _PROGRAMS[key] = found
+    return (found, scalars) if found else None
 
 
 def _compose_call(tree, values, out, casting, order):

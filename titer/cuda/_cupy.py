@@ -13,6 +13,7 @@ import numpy as np
 from .. import _frontend
 from .build import KERNEL_DIR, NVRTC_OPTIONS, inlined_source
 from .device import interface_key
+from .fuse import FPARAMS_SIZE
 from .plan import PARAMS_DTYPE, RPARAMS_DTYPE, byte_span
 
 _ndarray = cupy.ndarray
@@ -23,7 +24,8 @@ _EXTENTS = {}                           # (shape, strides, itemsize) -> _extent
 # struct goes to CuPy as one opaque item: CuPy reads a NumPy argument's
 # address through __array_interface__, which costs ~20 us for the structured
 # dtype (it lists every field) and ~3 us for a plain void one.
-_VOID = {n: np.dtype((np.void, n)) for n in (PARAMS_DTYPE.itemsize, RPARAMS_DTYPE.itemsize)}
+_VOID = {n: np.dtype((np.void, n))
+         for n in (PARAMS_DTYPE.itemsize, RPARAMS_DTYPE.itemsize, FPARAMS_SIZE)}
 
 
 def _opaque(params):
@@ -94,6 +96,7 @@ class CupyBackend:
         self.plan_cache = {}            # dispatch's recorded launches, by layout
         self._args = {}                 # (device id, kernel name) -> (params, its argument)
         self._fast_args = True          # _Params accepted (see _kernel_argument)
+        self._fused = {}                # (device id, fused source) -> {kernel name: Function}
 
     @classmethod
     def get(cls):
@@ -200,3 +203,27 @@ class CupyBackend:
             self._fast_args = False             # this CuPy reads more of the interface
             self._args.clear()
             fn(launch.grid, launch.block, (_opaque(params),))
+
+    def launch_fused(self, source, launch, device=None):
+        """One launch of a fused evaluate program (titer/cuda/fuse.py): its
+        source compiled by NVRTC with the shipped kernels' numerics options
+        at its first use on a device (CuPy caches the binary on disk)."""
+        current = cupy.cuda.runtime.getDevice()
+        if device is not None and device != current:
+            with cupy.cuda.Device(device):
+                return self.launch_fused(source, launch, device)
+        key = (current, source)
+        functions = self._fused.get(key)
+        if functions is None:
+            with self._lock:
+                mod = _set_flags(cupy.RawModule(code=source, options=NVRTC_OPTIONS))
+                functions = {}
+                for name in ("titer_fused_1d", "titer_fused_offset"):
+                    fn = mod.get_function(name)
+                    functions[name] = getattr(fn, "kernel", fn)
+                if len(self._fused) >= 256:
+                    self._fused.clear()
+                self._fused[key] = functions
+        params = launch.params
+        arg = _kernel_argument(params) if self._fast_args else _opaque(params)
+        functions[launch.kernel](launch.grid, launch.block, (arg,))

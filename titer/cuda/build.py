@@ -47,7 +47,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 KERNEL_DIR = os.path.join(HERE, "kernels")
-HEADERS = ("titer_scalar.cuh", "titer_cmath.cuh", "titer_kernels.cuh", "titer_reduce.cuh")
+HEADERS = ("titer_scalar.cuh", "titer_cmath.cuh", "titer_kernels.cuh", "titer_reduce.cuh",
+           "titer_fused.cuh")
+# NOTE: [numerics] The device computes as the CPU loops and NumPy do: no
+# contraction of a*b + c into one FMA (NumPy's C loops do not fuse), IEEE
+# division and square root, subnormals kept.  nvcc and NVRTC both get these:
+# NVRTC's default is -fmad=true, which changed the bits of every kernel a
+# source-only install compiled (and would fuse across a fused program's steps).
+NUMERIC_OPTIONS = ("-fmad=false", "-prec-div=true", "-prec-sqrt=true", "-ftz=false")
 COPY_MODULE = "copy"
 
 # The release set is "full": machine code (SASS) for sm_70..sm_90 plus PTX
@@ -169,13 +176,19 @@ def _code(char):
     return ops.TYPECHARS.index(char)
 
 
+def device_kernel(op, sig):
+    """The CPU loop's kernel function (titer/_codegen.py's text) as a device
+    function: ``titer_k_<op>_<sig>``, the same code on either side."""
+    cpu = codegen.emit_kernel(op, sig)
+    qualifier = next(q for q in ("TITER_INLINE ", "TITER_FAST_INLINE ") if cpu.startswith(q))
+    return "static __device__ __forceinline__ " + cpu[len(qualifier):]
+
+
 def emit_functor(op, sig):
     """The CPU loop's kernel function, as titer/_codegen.py emits it, made a
     device function, and the functor + extern "C" kernels around it."""
     ins, outs = ops.parse_signature(sig)
-    cpu = codegen.emit_kernel(op, sig)
-    qualifier = next(q for q in ("TITER_INLINE ", "TITER_FAST_INLINE ") if cpu.startswith(q))
-    lines = ["static __device__ __forceinline__ " + cpu[len(qualifier):]]
+    lines = [device_kernel(op, sig)]
     stem = kernel_stem(op.name, sig)
     codes = [_code(c) for c in ins] + [-1] * (MAX_NIN - len(ins))
     types = [ops.C_TYPE[c] for c in ins] + ["titer_none"] * (MAX_NIN - len(ins))
@@ -464,8 +477,8 @@ def cuda_archs(spec=None, supported=None, native=None):
 def nvcc_command(nvcc, source, target, archs, ptx_arch):
     """One front-end pass: PTX for the lowest architecture, assembled into
     SASS for every arch in `archs` (and kept as PTX when ptx_arch is set)."""
-    cmd = [nvcc, "-fatbin", "-std=c++17", "-O3", "-fmad=false", "-prec-div=true", "-prec-sqrt=true",
-           "-Xptxas=-O3", "-I", HERE, "-o", target, source]
+    cmd = [nvcc, "-fatbin", "-std=c++17", "-O3"] + list(NUMERIC_OPTIONS) + [
+        "-Xptxas=-O3", "-I", HERE, "-o", target, source]
     virtual = min(archs + ([ptx_arch] if ptx_arch is not None else []))
     codes = ["sm_%d" % a for a in archs]
     if ptx_arch is not None:
@@ -541,17 +554,22 @@ def compile_module(nvcc, name, sigs, render, outdir, archs, ptx_arch, version):
 
 
 # what CupyBackend passes to RawModule(code=...) (NVRTC) with inlined_source()
-NVRTC_OPTIONS = ("-std=c++17",)
+NVRTC_OPTIONS = ("-std=c++17",) + NUMERIC_OPTIONS
 
 
 def inlined_source(op_name, kernel_dir=None):
     """An op's generated .cu with titer's headers pasted in: one text for
     NVRTC (CuPy's RawModule(code=...)), which has no include path."""
     with open(os.path.join(kernel_dir or KERNEL_DIR, op_name + ".cu")) as f:
-        text = f.read()
+        return inline_headers(f.read())
+
+
+def inline_headers(text):
+    """`text` with each `#include` of titer's headers replaced by the header."""
     for h in HEADERS:
-        with open(os.path.join(HERE, h)) as f:
-            text = text.replace('#include "%s"' % h, f.read())
+        if '#include "%s"' % h in text:
+            with open(os.path.join(HERE, h)) as f:
+                text = text.replace('#include "%s"' % h, f.read())
     return text
 
 

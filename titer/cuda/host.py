@@ -64,6 +64,41 @@ def array_key(x):
     return (a.dtype, a.shape, a.strides, ptr & 15, 0), ptr
 
 
+def fused_library(source, cache_dir=None):
+    """A fused evaluate kernel's source (headers inlined) compiled with g++
+    into a library of its own, with the shim's launcher: a module, as each
+    program is one on a GPU (cached by content hash)."""
+    cxx = find_cxx()
+    if cxx is None:
+        raise RuntimeError("no C++ compiler (g++) to build the host kernels")
+    cache_dir = cache_dir or os.path.join(tempfile.gettempdir(), "titer-cuda-host")
+    os.makedirs(cache_dir, exist_ok=True)
+    shim = open(os.path.join(build.HERE, "host_shim.h")).read()
+    key = hashlib.sha256((shim + source + cxx + " ".join(_CXXFLAGS)).encode()).hexdigest()[:16]
+    lib = os.path.join(cache_dir, "fused-%s.so" % key)
+    if not os.path.exists(lib):
+        src = os.path.join(cache_dir, "fused-%s.%d.cu" % (key, os.getpid()))
+        with open(src, "w") as f:
+            f.write(source)
+        tmp = lib + ".%d.tmp" % os.getpid()
+        try:
+            proc = subprocess.run([cxx] + _CXXFLAGS + [
+                "-I", build.HERE, "-include", os.path.join(build.HERE, "host_shim.h"),
+                "-DTITER_HOST_SHIM_LAUNCHER", "-shared", "-x", "c++", src, "-o", tmp],
+                capture_output=True, text=True)
+            if proc.returncode:
+                raise RuntimeError("g++ failed on a fused program:\n%s" % proc.stderr[-3000:])
+            os.replace(tmp, lib)
+        finally:
+            for path in (src, tmp):
+                if os.path.exists(path):
+                    os.remove(path)
+    out = ctypes.CDLL(lib)
+    out.titer_host_launch_fused.argtypes = [ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint,
+                                            ctypes.c_void_p]
+    return out
+
+
 class HostBackend:
     """The device side of dispatch.elementwise, on the CPU."""
 
@@ -103,6 +138,7 @@ class HostBackend:
         self.plan_cache = {}            # dispatch's recorded launches, by layout
         # a small "device": reductions split over blocks at test sizes
         self._sm_count = sm_count
+        self._fused = {}                # fused program source -> its library
 
     @staticmethod
     def _compile(cxx, srcdir, names, lib, jobs):
@@ -159,6 +195,19 @@ class HostBackend:
         assert launch.grid[1:] == (1, 1) and launch.block[1:] == (1, 1)
         self.lib.titer_host_launch(fn, launch.grid[0], launch.block[0],
                                    params.ctypes.data)
+
+    def launch_fused(self, source, launch, device=None):
+        """One launch of a fused evaluate program (titer/cuda/fuse.py)."""
+        lib = self._fused.get(source)
+        if lib is None:
+            lib = self._fused[source] = fused_library(source)
+            for name, value in _frontend.KERNEL_FLAGS.items():     # the module's copy
+                ctypes.c_int.in_dll(lib, name).value = value
+        self.launched.append(launch.kernel)
+        self.launches.append(launch)
+        params = np.array(launch.params)
+        lib.titer_host_launch_fused(ctypes.cast(getattr(lib, launch.kernel), ctypes.c_void_p),
+                                    launch.grid[0], launch.block[0], params.ctypes.data)
 
     def rparams_layout(self):
         out = (ctypes.c_int64 * 21)()

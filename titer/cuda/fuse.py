@@ -1,0 +1,173 @@
+"""A titer.evaluate program as one CUDA kernel (no CuPy, no CUDA here).
+
+``fused_source(program, out_dtype, fast_ops)`` writes the kernel source of a
+program from ``titer/_evaluate_plan.py`` -- the planner the CPU executor
+runs: every step calls the op table's device function of its loop signature
+(``build.device_kernel``: what the op's own kernels call), every cast is
+``titer_convert`` (what the cast kernels call), and each intermediate is a
+local of its step's dtype.  Compiled with the same numerics options as the
+shipped kernels (``build.NVRTC_OPTIONS``: no FMA contraction, across steps
+included), the fused kernel gives the composed device calls' bits, with one
+read of each leaf and one write of the result instead of a full-size
+temporary per step.
+
+``plan_fused_launches`` cuts an iterator plan into launches (32-bit pieces,
+at most TITER_MAX_DIMS dims each) and packs ``titer_fparams`` for each,
+laid out as ``titer_fused.cuh`` declares it (checked on the host shim).
+"""
+import struct
+
+import numpy as np
+
+from .. import _ops
+from . import build
+from . import plan as _plan
+
+FUSED_ARGS = 8              # TITER_FUSED_ARGS: the output and up to 7 leaves
+FUSED_CONSTS = 32           # TITER_FUSED_CONSTS
+KERNELS = ("titer_fused_1d", "titer_fused_offset")
+
+# titer_fparams, field for field
+_DATA_AT = 0
+_NDIM_AT = 8 * FUSED_ARGS
+_NUMEL_AT = _NDIM_AT + 4
+_DIVIDER_AT = _NUMEL_AT + 4
+_STRIDE_AT = _DIVIDER_AT + 12 * _plan.MAX_DIMS
+_KONST_AT = _STRIDE_AT + 4 * _plan.MAX_DIMS * FUSED_ARGS
+FPARAMS_SIZE = _KONST_AT + 16 * FUSED_CONSTS
+FPARAMS_LAYOUT = (FPARAMS_SIZE, _DATA_AT, _NDIM_AT, _NUMEL_AT, _DIVIDER_AT, _STRIDE_AT,
+                  _KONST_AT)
+_HEAD = struct.Struct("<ii")
+_DIVIDER = struct.Struct("<3I")
+_I32 = struct.Struct("<i")
+_U64 = struct.Struct("<Q")
+
+
+def _ctype(dt):
+    return _ops.C_TYPE[dt.char]
+
+
+def _code(dt):
+    return _ops.TYPECHARS.index(dt.char)
+
+
+def _convert(value, src, dst):
+    """C text of `value` (dtype src) as dtype dst, as the cast kernels convert."""
+    if src == dst:
+        return value
+    return "titer_convert<%d, %d>(%s)" % (_code(dst), _code(src), value)
+
+
+def _function(op_name, sig, known):
+    """The device function's name; its text into `known` (once)."""
+    op = _ops.OPS_BY_NAME[op_name]
+    name = build.codegen.kernel_name(op, sig)
+    if name not in known:
+        known[name] = build.device_kernel(op, sig)
+    return name
+
+
+def _call(step, k, args, fast_ops, known):
+    """C text of step k's result from its arguments' texts (loop dtypes)."""
+    fast = fast_ops.get(k)
+    if fast is not None:       # NumPy's power with that scalar exponent (the front end's rule)
+        char = step.out_dtype.char
+        return "%s(%s)" % (_function(fast, "%s->%s" % (char, char), known), args[0])
+    return "%s(%s)" % (_function(step.op, step.signature, known), ", ".join(args))
+
+
+def fused_source(program, out_dtype, fast_ops=None):
+    """The CUDA text of `program` writing dtype `out_dtype` (its result dtype
+    or out='s); fast_ops: step index -> the unary op a power step runs."""
+    fast_ops = fast_ops or {}
+    known = {}
+    leaf_vars = ["x.l%d" % i for i in range(len(program.leaves))]
+    current = {}                    # register -> the variable holding its value
+    body = []
+    for k, step in enumerate(program.steps):
+        args = []
+        for i in step.inputs:
+            if i.source == "leaf":
+                text = leaf_vars[i.index]
+            elif i.source == "const":
+                text = "titer_fused_const<%s>(p, %d)" % (_ctype(i.dtype), i.index)
+            else:
+                text = current[i.index]
+            args.append(_convert(text, i.dtype, i.loop_dtype))
+        body.append("        const %s s%d = %s;   /* %s */"
+                    % (_ctype(step.out_dtype), k, _call(step, k, args, fast_ops, known),
+                       _comment(step.text)))
+        current[step.out_reg] = "s%d" % k
+    last = program.steps[-1]
+    result = _convert("s%d" % (len(program.steps) - 1), last.out_dtype, np.dtype(out_dtype))
+    nargs = 1 + len(program.leaves)
+    lines = ["/* titer.evaluate, fused by titer/cuda/fuse.py: do not edit. */",
+             '#include "titer_scalar.cuh"', '#include "titer_kernels.cuh"',
+             '#include "titer_fused.cuh"', ""]
+    lines += list(known.values())
+    lines += ["", "struct titer_fused_element {",
+              "    enum { NARGS = %d };" % nargs,
+              "    struct leaves {"]
+    lines += ["        %s l%d;" % (_ctype(dt), i) for i, dt in enumerate(program.leaf_dtypes)]
+    lines += ["    };",
+              "    static __device__ __forceinline__ void load(const titer_fparams &p, "
+              "const int32_t *off, leaves &x) {"]
+    lines += ["        x.l%d = *(const %s *)(p.data[%d] + off[%d]);" % (i, _ctype(dt), i + 1, i + 1)
+              for i, dt in enumerate(program.leaf_dtypes)]
+    lines += ["    }",
+              "    static __device__ __forceinline__ void store(const titer_fparams &p, "
+              "const int32_t *off, const leaves &x) {"]
+    lines += body
+    lines += ["        *(%s *)(p.data[0] + off[0]) = %s;" % (_ctype(np.dtype(out_dtype)), result),
+              "    }", "};", "TITER_DEFINE_FUSED_KERNELS(titer_fused_element)", ""]
+    return build.inline_headers("\n".join(lines))
+
+
+def _comment(text):
+    return text.replace("*/", "* /")
+
+
+def const_bytes(program, values):
+    """Each constant slot's bytes as the kernel reads them: a Python number
+    converted into its loop dtype as the single-op calls convert it
+    (OverflowError for an int the dtype cannot hold), a NumPy scalar in its
+    own dtype (the step casts it)."""
+    out = []
+    for c, v in zip(program.consts, values):
+        out.append(_plan.kernel_scalar(v, c.dtype))
+    return out
+
+
+def pack_fparams(piece, addresses, konst):
+    """titer_fparams for one piece (`addresses`: each operand's address at
+    the piece's first element)."""
+    nd, n = len(piece.shape), _plan.numel(piece.shape)
+    raw = bytearray(FPARAMS_SIZE)
+    for i, a in enumerate(addresses):
+        _U64.pack_into(raw, _DATA_AT + 8 * i, a)
+    _HEAD.pack_into(raw, _NDIM_AT, nd, n)
+    for d, size in enumerate(piece.shape):
+        _DIVIDER.pack_into(raw, _DIVIDER_AT + 12 * d, size, *_plan.int_divider(max(size, 1)))
+    for i, st in enumerate(piece.strides):
+        for d in range(nd):
+            _I32.pack_into(raw, _STRIDE_AT + 4 * (d * FUSED_ARGS + i), st[d])
+    for i, b in enumerate(konst):
+        raw[_KONST_AT + 16 * i:_KONST_AT + 16 * i + len(b)] = b
+    return np.frombuffer(raw, np.dtype((np.void, FPARAMS_SIZE)))
+
+
+def plan_fused_launches(piece, bases, konst, limit=None):
+    """Every launch of one fused call, in order: the plan cut into pieces
+    with 32-bit offsets and at most TITER_MAX_DIMS dims."""
+    if len(bases) > FUSED_ARGS or len(konst) > FUSED_CONSTS:
+        raise ValueError("a fused program has at most %d operands and %d constants"
+                         % (FUSED_ARGS, FUSED_CONSTS))
+    launches = []
+    for big in _plan.split_32bit(piece, _plan.SPLIT_LIMIT if limit is None else limit):
+        for p in _plan.split_dims(big):
+            kind = "titer_fused_1d" if len(p.shape) <= 1 else "titer_fused_offset"
+            n = _plan.numel(p.shape)
+            grid, block = _plan.launch_config("offset", n)
+            addresses = [b + o for b, o in zip(bases, p.offsets)]
+            launches.append(_plan.Launch(kind, grid, block, pack_fparams(p, addresses, konst), n))
+    return launches
