@@ -452,6 +452,17 @@ def _device_call(expr, tree, values, out, casting, order):
 
 def _device_fused(expr, arg, values, out, casting, order):
     """The fused kernel's result, or None (compose)."""
+    exponents = _parsed(expr)[2]
+    expr_key = (expr, casting, order, tuple((type(values[n]), values[n]) for n in exponents))
+    found = _core._cuda_entry("evaluate", "replay_key")(expr_key, values, out)
+    if found is not None:       # a repeated call: the recorded launches, re-addressed
+        try:
+            result = _core._cuda_entry("evaluate", "replay")(
+                found, lambda program: _constants(program, values), out)
+        except OverflowError:
+            result = None
+        if result is not None:
+            return result
     if any(isinstance(x, np.ndarray) and x.ndim for x in values.values()):
         return None                 # NumPy arrays beside device ones: the calls' TypeError
     run = _core._cuda_entry("evaluate", "run")
@@ -463,7 +474,7 @@ def _device_fused(expr, arg, values, out, casting, order):
         consts = _constants(program, scalars)
     except OverflowError:
         return None                 # a prelude value's dtype depends on its value
-    return run(program, values, consts, out, order)
+    return run(program, values, consts, out, order, record=found)
 
 
 def _device_program(expr, arg, values, casting, out_dtype):

@@ -17,6 +17,8 @@ same view.
 The third executor: imports ``device``, ``plan``, ``launcher``, ``copy``
 and ``fuse``; ``titer/_evaluate.py`` reaches it through ``_core``.
 """
+from collections import namedtuple
+
 import numpy as np
 
 from .. import _core, _frontend
@@ -32,8 +34,10 @@ _SOURCES = {}               # (program, out dtype, fast ops) -> fused source
 _CACHE_LIMIT = 512
 
 
-def run(program, values, consts, out, order, backend=None):
-    """The program's result on the device (out= or a new array), or None."""
+def run(program, values, consts, out, order, backend=None, record=None):
+    """The program's result on the device (out= or a new array), or None.
+    `record`: the replay key (``replay_key``) to remember this call's
+    launches under."""
     backend = backend or launcher.default_backend()
     leaves = [values[name] for name in program.leaves]
     if out is not None:
@@ -50,7 +54,7 @@ def run(program, values, consts, out, order, backend=None):
         konst = fuse.const_bytes(program, consts)
     except OverflowError:
         return None                 # NumPy's answer depends on the int's value
-    out_info = None
+    out_info, out_given = None, out is not None
     if out is not None:
         out_info = DeviceInfo(out)
         if not writeable(out):
@@ -81,9 +85,120 @@ def run(program, values, consts, out, order, backend=None):
                             (0,) * nargs)
         bases = [out_info.ptr] + [i.ptr for i in infos]
         device = next(iter(devices)) if devices else None
-        for launch in fuse.plan_fused_launches(piece, bases, konst):
+        launches = fuse.plan_fused_launches(piece, bases, konst)
+        for launch in launches:
             backend.launch_fused(source, launch, device)
+        if record is not None and not exponent_leaves and not negative \
+                and not any(s.discards_imaginary for s in program.steps) \
+                and not any(s.op == "power" and s.inputs[1].loop_dtype.kind == "i"
+                            for s in program.steps):
+            _remember(record, program, source, fast_ops, launches, bases, out_info, infos,
+                      out_given)
     return out
+
+
+# -- replay: a repeated call with the same operand layouts ----------------------
+
+# NOTE: [fused replay] A repeated evaluate with operands of the same dtypes,
+# shapes, strides and alignment (the plan cache's layout key) needs none of
+# the planning: the recorded launches are re-addressed (each data pointer
+# is its operand's base plus an offset) and the constants re-packed; only
+# an out= overlapping a leaf is checked again, by recorded extents.  A
+# program with an integer power (its exponents are read per call) or a
+# discarded imaginary part (a warning per call) is not recorded.
+_RECORDS = {}
+_Record = namedtuple("_Record", "program source fast_ops template alloc extents out_extent")
+
+
+def replay_key(expr_key, values, out, backend=None):
+    """(key, base addresses of out= and the array operands in values' order,
+    the device) for a repeated call, or None when an operand has no layout
+    key (a NumPy array, an unknown object)."""
+    backend = backend or launcher.default_backend()
+    parts, bases, device = [], [], None
+    if out is not None:
+        k, ptr = backend.array_key(out)
+        if k is None:
+            return None
+        parts.append(k)
+        bases.append(ptr)
+        device = k[4]
+    for x in values.values():
+        t = type(x)
+        if t is int or t is float or t is complex or t is bool:
+            parts.append(t)
+        elif isinstance(x, np.generic):
+            parts.append(x.dtype)
+        else:
+            k, ptr = backend.array_key(x)
+            if k is None or (device is not None and k[4] != device):
+                return None
+            device = k[4]
+            parts.append(k)
+            bases.append(ptr)
+    return (expr_key, out is None, tuple(parts)), bases, device
+
+
+def _remember(key, program, source, fast_ops, launches, bases, out_info, infos, out_given):
+    alloc = None if out_given else (out_info.shape, out_info.strides, out_info.dtype)
+    # per leaf: its extent, and whether it is laid out as out= is (then the
+    # same base address is the same view, safe element by element)
+    extents = tuple((_span(i), (i.shape, i.strides, i.dtype) ==
+                     (out_info.shape, out_info.strides, out_info.dtype)) for i in infos)
+    if len(_RECORDS) >= _CACHE_LIMIT:
+        _RECORDS.clear()
+    _RECORDS[key[0]] = _Record(program, source, fast_ops, fuse.FusedTemplate(launches, bases),
+                               alloc, extents, _span(out_info) if out_given else None)
+
+
+def _span(info):
+    """[lo, hi) bytes from the array's pointer that it touches (None: empty)."""
+    if _plan.numel(info.shape) == 0:
+        return None
+    lo, hi = _plan.byte_span(info.shape, info.strides)
+    return lo, hi + info.dtype.itemsize
+
+
+def replay(key, consts_of, out, backend=None):
+    """The recorded call again for operands at new addresses (`key` from
+    replay_key); `consts_of(program)`: the constants' values this call.
+    None when nothing is recorded or the record does not fit this call."""
+    rec = _RECORDS.get(key[0])
+    if rec is None:
+        return None
+    backend = backend or launcher.default_backend()
+    bases, device = key[1], key[2]
+    program = rec.program
+    consts = consts_of(program)
+    if rec.fast_ops or any(s.op == "power" for s in program.steps):
+        if _powers(program, consts)[0] != rec.fast_ops:
+            return None
+    try:
+        konst = fuse.const_bytes(program, consts)
+    except OverflowError:
+        return None
+    devices = {device} if device is not None else set()
+    if out is None:
+        shape, strides, dtype = rec.alloc
+        out = backend.empty(shape, dtype, strides, devices)
+        bases = [backend.array_key(out)[1]] + bases
+    elif _overlaps(rec, bases):
+        return None
+    for launch in rec.template.replay(bases, konst):
+        backend.launch_fused(rec.source, launch, device)
+    return out
+
+
+def _overlaps(rec, bases):
+    """out= (bases[0]) touches a leaf's bytes other than as the same view."""
+    if rec.out_extent is None:
+        return False
+    out_lo, out_hi = bases[0] + rec.out_extent[0], bases[0] + rec.out_extent[1]
+    for base, (span, same_layout) in zip(bases[1:], rec.extents):
+        if span is not None and base + span[0] < out_hi and out_lo < base + span[1] \
+                and not (base == bases[0] and same_layout):
+            return True
+    return False
 
 
 def _has_kernels(backend, program):

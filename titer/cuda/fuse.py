@@ -37,6 +37,7 @@ _KONST_AT = _STRIDE_AT + 4 * _plan.MAX_DIMS * FUSED_ARGS
 FPARAMS_SIZE = _KONST_AT + 16 * FUSED_CONSTS
 FPARAMS_LAYOUT = (FPARAMS_SIZE, _DATA_AT, _NDIM_AT, _NUMEL_AT, _DIVIDER_AT, _STRIDE_AT,
                   _KONST_AT)
+_VOID = np.dtype((np.void, FPARAMS_SIZE))
 _HEAD = struct.Struct("<ii")
 _DIVIDER = struct.Struct("<3I")
 _I32 = struct.Struct("<i")
@@ -132,10 +133,35 @@ def const_bytes(program, values):
     converted into its loop dtype as the single-op calls convert it
     (OverflowError for an int the dtype cannot hold), a NumPy scalar in its
     own dtype (the step casts it)."""
-    out = []
-    for c, v in zip(program.consts, values):
-        out.append(_plan.kernel_scalar(v, c.dtype))
-    return out
+    return [_scalar_bytes(v, c.dtype) for c, v in zip(program.consts, values)]
+
+
+_SCALAR_BYTES = {}          # (what identifies a value's bits, dtype) -> kernel_scalar's bytes
+_PACK_DOUBLE = struct.Struct("<d").pack
+
+
+def _scalar_bytes(v, dt):
+    """plan.kernel_scalar(v, dt), remembered for a Python or NumPy scalar by
+    its exact bits (-0.0 is not 0.0) -- a repeated call converts nothing."""
+    t = type(v)
+    if t is float:
+        ident = (t, _PACK_DOUBLE(v))
+    elif t is int or t is bool:
+        ident = (t, v)
+    elif t is complex:
+        ident = (t, _PACK_DOUBLE(v.real), _PACK_DOUBLE(v.imag))
+    elif isinstance(v, np.generic):
+        ident = (v.dtype, v.tobytes())
+    else:
+        return _plan.kernel_scalar(v, dt)
+    key = (ident, dt)
+    found = _SCALAR_BYTES.get(key)
+    if found is None:
+        found = _plan.kernel_scalar(v, dt)
+        if len(_SCALAR_BYTES) >= 4096:
+            _SCALAR_BYTES.clear()
+        _SCALAR_BYTES[key] = found
+    return found
 
 
 def pack_fparams(piece, addresses, konst):
@@ -153,7 +179,7 @@ def pack_fparams(piece, addresses, konst):
             _I32.pack_into(raw, _STRIDE_AT + 4 * (d * FUSED_ARGS + i), st[d])
     for i, b in enumerate(konst):
         raw[_KONST_AT + 16 * i:_KONST_AT + 16 * i + len(b)] = b
-    return np.frombuffer(raw, np.dtype((np.void, FPARAMS_SIZE)))
+    return np.frombuffer(raw, _VOID)
 
 
 def plan_fused_launches(piece, bases, konst, limit=None):
@@ -171,3 +197,30 @@ def plan_fused_launches(piece, bases, konst, limit=None):
             addresses = [b + o for b, o in zip(bases, p.offsets)]
             launches.append(_plan.Launch(kind, grid, block, pack_fparams(p, addresses, konst), n))
     return launches
+
+
+class FusedTemplate:
+    """A fused call's launches, replayed for operands at other addresses and
+    other constants: every data pointer is its operand's base plus an
+    offset, the constants are bytes at fixed slots (plan.LaunchTemplate's
+    idea for titer_fparams)."""
+
+    def __init__(self, launches, bases):
+        self.launches = []
+        for launch in launches:
+            raw = launch.params.tobytes()
+            moves = tuple((_DATA_AT + 8 * i, i, _U64.unpack_from(raw, _DATA_AT + 8 * i)[0] - base)
+                          for i, base in enumerate(bases))
+            self.launches.append((launch.kernel, launch.grid, launch.block, launch.numel, raw,
+                                  moves))
+
+    def replay(self, bases, konst):
+        out = []
+        for kernel, grid, block, n, raw, moves in self.launches:
+            raw = bytearray(raw)
+            for at, i, offset in moves:
+                _U64.pack_into(raw, at, (bases[i] + offset) & 0xFFFFFFFFFFFFFFFF)
+            for i, b in enumerate(konst):
+                raw[_KONST_AT + 16 * i:_KONST_AT + 16 * i + len(b)] = b
+            out.append(_plan.Launch(kernel, grid, block, np.frombuffer(raw, _VOID), n))
+        return out
