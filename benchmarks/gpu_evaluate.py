@@ -2,7 +2,7 @@
 CuPy's ufuncs and cupy.fuse, in one run (issue 26's cases on CuPy arrays).
 
     python benchmarks/gpu_evaluate.py            # 2^24 elements, best of 20
-    python benchmarks/gpu_evaluate.py --vector-elements 1   # no vector accesses
+    python benchmarks/gpu_evaluate.py --small    # a quick pass (the simulated GPU)
 
 Each implementation's time is the best of `repeat` synchronized calls (wall
 time of finished work); ratios are CuPy's ufunc time over the
@@ -67,13 +67,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser()
     parser.add_argument("--small", action="store_true")
     parser.add_argument("--repeat", type=int, default=20)
-    parser.add_argument("--vector-elements", type=int, default=None,
-                        help="the fused kernel's elements per access (titer.cuda.fuse."
-                             "VECTOR_ELEMENTS; 1: element by element)")
     args = parser.parse_args(argv)
-    if args.vector_elements is not None:
-        from titer.cuda import fuse
-        fuse.VECTOR_ELEMENTS = args.vector_elements
     import cupy as cp
     n = 1 << (12 if args.small else 24)
     repeat = 2 if args.small else args.repeat

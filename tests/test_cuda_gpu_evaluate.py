@@ -170,7 +170,7 @@ def test_benchmark_expressions_run_as_one_kernel(expr, fused_launches):
            for k in "abcd"}
     denv = on_device(env)
     got = titer.evaluate(expr, denv)
-    assert fused_launches == ["titer_fused_vec"]
+    assert fused_launches == ["titer_fused_1d"]
     same_bits(got, composed(expr, denv))
     # and the CPU's values (a float32 intermediate's ULP, libdevice against glibc)
     np.testing.assert_allclose(cp.asnumpy(got), titer.evaluate(expr, env), rtol=4e-6)

@@ -85,9 +85,7 @@ def run(program, values, consts, out, order, backend=None, record=None):
                             (0,) * nargs)
         bases = [out_info.ptr] + [i.ptr for i in infos]
         device = next(iter(devices)) if devices else None
-        launches = fuse.plan_fused_launches(piece, bases, konst,
-                                            [out_info.dtype.itemsize] +
-                                            [i.dtype.itemsize for i in infos])
+        launches = fuse.plan_fused_launches(piece, bases, konst)
         for launch in launches:
             backend.launch_fused(source, launch, device)
         if record is not None and not exponent_leaves and not negative \

@@ -25,8 +25,7 @@ from . import plan as _plan
 
 FUSED_ARGS = 8              # TITER_FUSED_ARGS: the output and up to 7 leaves
 FUSED_CONSTS = 32           # TITER_FUSED_CONSTS
-KERNELS = ("titer_fused_1d", "titer_fused_offset", "titer_fused_vec")
-VECTOR_ELEMENTS = 4         # the vectorized kernel's most elements an access (1: never)
+KERNELS = ("titer_fused_1d", "titer_fused_offset")
 
 # titer_fparams, field for field
 _DATA_AT = 0
@@ -111,37 +110,18 @@ def fused_source(program, out_dtype, fast_ops=None):
               "    enum { NARGS = %d };" % nargs,
               "    struct leaves {"]
     lines += ["        %s l%d;" % (_ctype(dt), i) for i, dt in enumerate(program.leaf_dtypes)]
-    out_c = _ctype(np.dtype(out_dtype))
     lines += ["    };",
-              "    typedef %s out_t;" % out_c,
               "    static __device__ __forceinline__ void load(const titer_fparams &p, "
               "const int32_t *off, leaves &x) {"]
     lines += ["        x.l%d = *(const %s *)(p.data[%d] + off[%d]);" % (i, _ctype(dt), i + 1, i + 1)
               for i, dt in enumerate(program.leaf_dtypes)]
     lines += ["    }",
-              "    template <int VEC>",
-              "    static __device__ __forceinline__ void load_vec(const titer_fparams &p, "
-              "uint32_t start, leaves *x) {"]
-    for i, dt in enumerate(program.leaf_dtypes):
-        t = _ctype(dt)
-        lines += ["        { %s v[VEC]; titer_fused_load_vec<%s, VEC>(p, %d, start, v);" % (t, t, i + 1),
-                  "          for (int k = 0; k < VEC; k++) x[k].l%d = v[k]; }" % i]
-    lines += ["    }",
-              "    static __device__ __forceinline__ out_t compute(const titer_fparams &p, "
-              "const leaves &x) {"]
+              "    static __device__ __forceinline__ void store(const titer_fparams &p, "
+              "const int32_t *off, const leaves &x) {"]
     lines += body
-    lines += ["        return %s;" % result, "    }", "};",
-              "TITER_DEFINE_FUSED_KERNELS(titer_fused_element, %d)"
-              % vector_width([np.dtype(out_dtype).itemsize] +
-                             [dt.itemsize for dt in program.leaf_dtypes]), ""]
+    lines += ["        *(%s *)(p.data[0] + off[0]) = %s;" % (_ctype(np.dtype(out_dtype)), result),
+              "    }", "};", "TITER_DEFINE_FUSED_KERNELS(titer_fused_element)", ""]
     return build.inline_headers("\n".join(lines))
-
-
-def vector_width(itemsizes):
-    """Elements per access of the vectorized kernel: as many of the widest
-    operand as fill 16 bytes (at most VECTOR_ELEMENTS), so the plan
-    cache's key (an address's low 4 bits) decides alignment; 1: none."""
-    return max(1, min(VECTOR_ELEMENTS, 16 // max(itemsizes)))
 
 
 def _comment(text):
@@ -202,41 +182,21 @@ def pack_fparams(piece, addresses, konst):
     return np.frombuffer(raw, _VOID)
 
 
-def plan_fused_launches(piece, bases, konst, itemsizes=None, limit=None):
+def plan_fused_launches(piece, bases, konst, limit=None):
     """Every launch of one fused call, in order: the plan cut into pieces
-    with 32-bit offsets and at most TITER_MAX_DIMS dims; the vectorized
-    kernel where `itemsizes` (each operand's, the output first) are given
-    and a piece allows it."""
+    with 32-bit offsets and at most TITER_MAX_DIMS dims."""
     if len(bases) > FUSED_ARGS or len(konst) > FUSED_CONSTS:
         raise ValueError("a fused program has at most %d operands and %d constants"
                          % (FUSED_ARGS, FUSED_CONSTS))
-    vec = vector_width(itemsizes) if itemsizes else 1
     launches = []
     for big in _plan.split_32bit(piece, _plan.SPLIT_LIMIT if limit is None else limit):
         for p in _plan.split_dims(big):
-            addresses = [b + o for b, o in zip(bases, p.offsets)]
-            if vec > 1 and _vectorizable(p, addresses, itemsizes, vec):
-                kind, shape = "titer_fused_vec", "vec%d" % vec
-            else:
-                kind, shape = ("titer_fused_1d" if len(p.shape) <= 1 else "titer_fused_offset",
-                               "offset")
+            kind = "titer_fused_1d" if len(p.shape) <= 1 else "titer_fused_offset"
             n = _plan.numel(p.shape)
-            grid, block = _plan.launch_config(shape, n)
+            grid, block = _plan.launch_config("offset", n)
+            addresses = [b + o for b, o in zip(bases, p.offsets)]
             launches.append(_plan.Launch(kind, grid, block, pack_fparams(p, addresses, konst), n))
     return launches
-
-
-def _vectorizable(piece, addresses, itemsizes, vec):
-    """One dim; out= contiguous; each leaf contiguous or stride 0; every
-    contiguous operand's address aligned to a whole vector."""
-    if len(piece.shape) != 1 or piece.shape[0] < vec:
-        return False
-    for i, (st, a, size) in enumerate(zip(piece.strides, addresses, itemsizes)):
-        if st[0] == 0 and i > 0:
-            continue
-        if st[0] != size or a % (vec * size):
-            return False
-    return True
 
 
 class FusedTemplate:

@@ -4,10 +4,9 @@
  * single-op kernels call -- in registers, and writes the result once.
  *  - titer_fparams: what the host passes by value (pointers, the offset
  *    calculator over all operands, the program's constants);
- *  - TITER_DEFINE_FUSED_KERNELS(ELEMENT, VEC): a one-dim kernel (offsets are
+ *  - TITER_DEFINE_FUSED_KERNELS(ELEMENT): a one-dim kernel (offsets are
  *    index * stride: no division) and an offset-calculator kernel, both
- *    loading every element's leaves before computing (ATen's unrolled shape),
- *    and a vectorized one for contiguous operands (VEC elements an access).
+ *    loading every element's leaves before computing (ATen's unrolled shape).
  * Included after titer_scalar.cuh and titer_kernels.cuh.  The layout of
  * titer_fparams is mirrored in titer/cuda/fuse.py. */
 #ifndef TITER_FUSED_CUH
@@ -49,10 +48,8 @@ static __device__ __forceinline__ void titer_fused_offsets(const titer_fparams &
     }
 }
 
-/* ELEMENT is a generated struct: NARGS, out_t, a `leaves` struct holding one
- * element's leaf values, load(p, off, leaves&) (per-element offsets),
- * load_vec<VEC>(p, start, leaves*) (VEC consecutive elements) and
- * compute(p, leaves) -> out_t.
+/* ELEMENT is a generated struct: NARGS, a `leaves` struct holding one
+ * element's leaf values, load(p, off, leaves&) and store(p, off, leaves).
  * ONE_DIM: the plan has one dim, offsets are index * stride. */
 template <class E, bool ONE_DIM>
 static __device__ __forceinline__ void titer_fused_loop(const titer_fparams &p) {
@@ -75,66 +72,14 @@ static __device__ __forceinline__ void titer_fused_loop(const titer_fparams &p) 
     }
 #pragma unroll
     for (int u = 0; u < TITER_UNROLL; u++)
-        if (first + u * TITER_BLOCK < n)
-            *(typename E::out_t *)(p.data[0] + off[u][0]) = E::compute(p, x[u]);
+        if (first + u * TITER_BLOCK < n) E::store(p, off[u], x[u]);
 }
 
-/* VEC consecutive elements of leaf operand i (contiguous, aligned to a
- * whole vector) or its one element VEC times (stride 0). */
-template <class T, int VEC>
-static __device__ __forceinline__ void titer_fused_load_vec(const titer_fparams &p, int i,
-                                                            uint32_t start, T *v) {
-    if (p.stride[0][i] == 0) {
-        const T s = *(const T *)p.data[i];
-#pragma unroll
-        for (int k = 0; k < VEC; k++) v[k] = s;
-    } else {
-        const titer_vec<T, VEC> w = *(const titer_vec<T, VEC> *)(p.data[i] + (size_t)start * sizeof(T));
-#pragma unroll
-        for (int k = 0; k < VEC; k++) v[k] = w.v[k];
-    }
-}
-
-/* One dim, out= and every leaf contiguous or stride 0, pointers aligned to
- * VEC elements (the host checks): vector loads and stores, as the single-op
- * kernels' vectorized shape; a tail element by element. */
-template <class E, int VEC>
-static __device__ __forceinline__ void titer_fused_vec_loop(const titer_fparams &p) {
-    typedef typename E::out_t O;
-    const uint32_t n = (uint32_t)p.numel;
-#pragma unroll 1
-    for (int u = 0; u < TITER_UNROLL; u++) {
-        const uint32_t chunk = ((uint32_t)blockIdx.x * TITER_UNROLL + u) * TITER_BLOCK + threadIdx.x;
-        const uint64_t start64 = (uint64_t)chunk * VEC;
-        if (start64 >= n) return;
-        const uint32_t start = (uint32_t)start64;
-        if (start64 + VEC <= n) {
-            typename E::leaves x[VEC];
-            E::template load_vec<VEC>(p, start, x);
-            titer_vec<O, VEC> r;
-#pragma unroll
-            for (int k = 0; k < VEC; k++) r.v[k] = E::compute(p, x[k]);
-            *(titer_vec<O, VEC> *)(p.data[0] + (size_t)start * sizeof(O)) = r;
-        } else {
-            for (uint32_t i = start; i < n; i++) {
-                int32_t off[E::NARGS];
-#pragma unroll
-                for (int arg = 0; arg < E::NARGS; arg++) off[arg] = (int32_t)i * p.stride[0][arg];
-                typename E::leaves x;
-                E::load(p, off, x);
-                *(O *)(p.data[0] + off[0]) = E::compute(p, x);
-            }
-        }
-    }
-}
-
-#define TITER_DEFINE_FUSED_KERNELS(ELEMENT, VEC)                                     \
+#define TITER_DEFINE_FUSED_KERNELS(ELEMENT)                                          \
     extern "C" __global__ void __launch_bounds__(TITER_BLOCK)                        \
     titer_fused_1d(const titer_fparams p) { titer_fused_loop<ELEMENT, true>(p); }    \
     extern "C" __global__ void __launch_bounds__(TITER_BLOCK)                        \
-    titer_fused_offset(const titer_fparams p) { titer_fused_loop<ELEMENT, false>(p); } \
-    extern "C" __global__ void __launch_bounds__(TITER_BLOCK)                        \
-    titer_fused_vec(const titer_fparams p) { titer_fused_vec_loop<ELEMENT, VEC>(p); }
+    titer_fused_offset(const titer_fparams p) { titer_fused_loop<ELEMENT, false>(p); }
 
 #if defined(TITER_HOST_SHIM) && defined(TITER_HOST_SHIM_LAUNCHER)
 /* The host shim's launch of a fused kernel (each program is its own library
