@@ -106,7 +106,8 @@ def main(argv=None):
                 t_fuse = best(cp, call, repeat)
             except Exception:
                 t_fuse = None
-        moved = sum(v.nbytes for v in host.values()) + np.asarray(cp.asnumpy(got)).nbytes
+        used = _evaluate._parsed(expr)[1]
+        moved = sum(host[k].nbytes for k in used if k in host) + np.asarray(cp.asnumpy(got)).nbytes
         rate = moved / t_fused / 1e9
         print("| `%s` | %s | %.3f ms (%.2fx) | %.2fx | %.3f ms | %s | %.0f (%.0f%%) |%s" % (
             expr, kind, 1e3 * t_fused, t_cupy / t_fused, t_cupy / t_comp, 1e3 * t_cupy,

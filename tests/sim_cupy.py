@@ -53,7 +53,9 @@ def _alloc(nbytes):
 
 
 class ndarray:
-    """A device array: a NumPy view of "device" memory."""
+    """A device array: a NumPy view of "device" memory (unhashable, as
+    CuPy's)."""
+    __hash__ = None
 
     def __init__(self, shape, dtype=float, memptr=None, strides=None):
         dtype = np.dtype(dtype)

@@ -453,7 +453,9 @@ def _device_call(expr, tree, values, out, casting, order):
 def _device_fused(expr, arg, values, out, casting, order):
     """The fused kernel's result, or None (compose)."""
     exponents = _parsed(expr)[2]
-    expr_key = (expr, casting, order, tuple((type(values[n]), values[n]) for n in exponents))
+    # the planner reads a `**` exponent's value when it is a Python number
+    expr_key = (expr, casting, order, tuple(
+        (type(v), v) if type(v) in (int, float) else None for v in map(values.get, exponents)))
     found = _core._cuda_entry("evaluate", "replay_key")(expr_key, values, out)
     if found is not None:       # a repeated call: the recorded launches, re-addressed
         try:
