@@ -268,3 +268,15 @@ def test_repeated_calls_replay_the_recorded_launches(fused_launches):
         titer.evaluate("x * 2 + 1", {"x": y[:49] if shift else y[1:]}, out=y[1:])
         same_bits(y[1:], composed("x * 2 + 1", {"x": flat[:49] if shift else flat[1:]}))
     assert fused_launches
+
+
+def test_replay_maps_each_leaf_by_name(fused_launches):
+    """Names bound to scalars between the arrays, an operand used twice: the
+    replayed launch reads each leaf at its own new address."""
+    rng = np.random.default_rng(6)
+    for _ in range(3):
+        env = {"k": 1.5, "b": device_like(cp, rng.standard_normal(33)), "s": np.float32(2),
+               "a": device_like(cp, rng.standard_normal(33).astype(np.float32))}
+        expr = "b * k - a / s + b * a"
+        same_bits(titer.evaluate(expr, env), composed(expr, env))
+    assert len(fused_launches) == 3

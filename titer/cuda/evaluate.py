@@ -14,8 +14,9 @@ without a device kernel, a Python int a loop dtype cannot hold, an empty
 result of non-empty leaves, an out= overlapping a leaf other than as the
 same view.
 
-The third executor: imports ``device``, ``plan``, ``launcher``, ``copy``
-and ``fuse``; ``titer/_evaluate.py`` reaches it through ``_core``.
+The third executor: imports ``device``, ``plan``, ``launcher``, ``dispatch``
+(its allocation order) and ``fuse``; ``titer/_evaluate.py`` reaches it
+through ``_core``.
 """
 from collections import namedtuple
 
@@ -111,19 +112,19 @@ _Record = namedtuple("_Record", "program source fast_ops template alloc extents 
 
 
 def replay_key(expr_key, values, out, backend=None):
-    """(key, base addresses of out= and the array operands in values' order,
-    the device) for a repeated call, or None when an operand has no layout
-    key (a NumPy array, an unknown object)."""
+    """(key, {name: base address} of the array operands and out= (name
+    None), the device) for a repeated call, or None when an operand has no
+    layout key (a NumPy array, an unknown object)."""
     backend = backend or launcher.default_backend()
-    parts, bases, device = [], [], None
+    parts, bases, device = [], {}, None
     if out is not None:
         k, ptr = backend.array_key(out)
         if k is None:
             return None
         parts.append(k)
-        bases.append(ptr)
+        bases[None] = ptr
         device = k[4]
-    for x in values.values():
+    for name, x in values.items():
         t = type(x)
         if t is int or t is float or t is complex or t is bool:
             parts.append(t)
@@ -135,7 +136,7 @@ def replay_key(expr_key, values, out, backend=None):
                 return None
             device = k[4]
             parts.append(k)
-            bases.append(ptr)
+            bases[name] = ptr
     return (expr_key, out is None, tuple(parts)), bases, device
 
 
@@ -167,8 +168,9 @@ def replay(key, consts_of, out, backend=None):
     if rec is None:
         return None
     backend = backend or launcher.default_backend()
-    bases, device = key[1], key[2]
+    device = key[2]
     program = rec.program
+    leaf_bases = [key[1][name] for name in program.leaves]
     consts = consts_of(program)
     if rec.fast_ops or any(s.op == "power" for s in program.steps):
         if _powers(program, consts)[0] != rec.fast_ops:
@@ -181,9 +183,11 @@ def replay(key, consts_of, out, backend=None):
     if out is None:
         shape, strides, dtype = rec.alloc
         out = backend.empty(shape, dtype, strides, devices)
-        bases = [backend.array_key(out)[1]] + bases
-    elif _overlaps(rec, bases):
-        return None
+        bases = [backend.array_key(out)[1]] + leaf_bases
+    else:
+        bases = [key[1][None]] + leaf_bases
+        if _overlaps(rec, bases):
+            return None
     for launch in rec.template.replay(bases, konst):
         backend.launch_fused(rec.source, launch, device)
     return out
