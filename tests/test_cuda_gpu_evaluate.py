@@ -280,3 +280,22 @@ def test_replay_maps_each_leaf_by_name(fused_launches):
         expr = "b * k - a / s + b * a"
         same_bits(titer.evaluate(expr, env), composed(expr, env))
     assert len(fused_launches) == 3
+
+
+def test_programs_past_the_tables_empty_results_and_reductions_into_out(fused_launches):
+    rng = np.random.default_rng(7)
+    host = {"v%d" % i: rng.standard_normal((3, 4)) for i in range(9)}
+    env = on_device(host)
+    expr = " + ".join(sorted(host))                 # 9 array operands: composed calls
+    same_bits(titer.evaluate(expr, env), composed(expr, env))
+    assert fused_launches == []
+    e = {"a": cp.asarray(np.zeros((0, 4))), "b": cp.asarray(np.ones(4))}
+    got = titer.evaluate("a * b + 1", e)
+    assert got.shape == (0, 4) and fused_launches == []
+    out = cp.zeros(4)
+    assert titer.evaluate("sum(v0 * v1 - 1, axis=0)", env, out=out) is out
+    same_bits(out, composed("sum(v0 * v1 - 1, axis=0)", env))
+    # the CPU's values (a device reduction adds in its own order)
+    np.testing.assert_allclose(cp.asnumpy(out), titer.evaluate("sum(v0 * v1 - 1, axis=0)", host),
+                               rtol=1e-14)
+    assert fused_launches == ["titer_fused_1d"]
