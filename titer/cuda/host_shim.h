@@ -182,8 +182,11 @@ static void titer_run_blocks(void (*call)(const void *), unsigned int gx, unsign
     titer_fibers_free(); free(stacks); free(done);
 }
 
-extern "C" void titer_host_launch(void (*kernel)(titer_params), unsigned int grid,
-                                  unsigned int block, const titer_params *p) {
+/* Run kernel(*p) for every (block, thread) of a 1-d grid, one after another
+ * (kernels that never synchronize). */
+template <class P>
+static void titer_host_run_grid(void (*kernel)(P), unsigned int grid, unsigned int block,
+                                const P *p) {
     gridDim.x = grid; gridDim.y = gridDim.z = 1;
     blockDim.x = block; blockDim.y = blockDim.z = 1;
     blockIdx.y = blockIdx.z = threadIdx.y = threadIdx.z = 0;
@@ -193,6 +196,11 @@ extern "C" void titer_host_launch(void (*kernel)(titer_params), unsigned int gri
             threadIdx.x = t;
             kernel(*p);
         }
+}
+
+extern "C" void titer_host_launch(void (*kernel)(titer_params), unsigned int grid,
+                                  unsigned int block, const titer_params *p) {
+    titer_host_run_grid(kernel, grid, block, p);
 }
 
 static void (*titer_reduce_kernel)(titer_rparams);

@@ -30,24 +30,6 @@ template <class T> static __device__ __forceinline__ T titer_fused_const(const t
     return v;
 }
 
-/* Byte offsets of element `linear` for the first NARGS operands. */
-template <int NARGS>
-static __device__ __forceinline__ void titer_fused_offsets(const titer_fparams &p, uint32_t linear,
-                                                           int32_t *off) {
-#pragma unroll
-    for (int arg = 0; arg < NARGS; arg++) off[arg] = 0;
-#pragma unroll
-    for (int dim = 0; dim < TITER_MAX_DIMS; dim++) {
-        if (dim == p.ndim) break;
-        uint32_t q = dim + 1 == p.ndim ? 0 : titer_div(p.size[dim], linear);
-        uint32_t r = linear - q * p.size[dim].divisor;
-        linear = q;
-#pragma unroll
-        for (int arg = 0; arg < NARGS; arg++)
-            off[arg] += (int32_t)r * p.stride[dim][arg];
-    }
-}
-
 /* ELEMENT is a generated struct: NARGS, a `leaves` struct holding one
  * element's leaf values, load(p, off, leaves&) and store(p, off, leaves).
  * ONE_DIM: the plan has one dim, offsets are index * stride. */
@@ -65,7 +47,7 @@ static __device__ __forceinline__ void titer_fused_loop(const titer_fparams &p) 
 #pragma unroll
                 for (int arg = 0; arg < E::NARGS; arg++) off[u][arg] = (int32_t)i * p.stride[0][arg];
             } else {
-                titer_fused_offsets<E::NARGS>(p, i, off[u]);
+                titer_offsets_of<E::NARGS, TITER_FUSED_ARGS>(p.size, p.stride, p.ndim, i, off[u]);
             }
             E::load(p, off[u], x[u]);
         }
@@ -86,26 +68,17 @@ static __device__ __forceinline__ void titer_fused_loop(const titer_fparams &p) 
  * there, as each is its own module on a GPU). */
 extern "C" void titer_host_launch_fused(void (*kernel)(titer_fparams), unsigned int grid,
                                         unsigned int block, const titer_fparams *p) {
-    gridDim.x = grid; gridDim.y = gridDim.z = 1;
-    blockDim.x = block; blockDim.y = blockDim.z = 1;
-    blockIdx.y = blockIdx.z = threadIdx.y = threadIdx.z = 0;
-    for (unsigned int b = 0; b < grid; b++)
-        for (unsigned int t = 0; t < block; t++) {
-            blockIdx.x = b;
-            threadIdx.x = t;
-            kernel(*p);
-        }
+    titer_host_run_grid(kernel, grid, block, p);
 }
 
 /* sizeof and field offsets of titer_fparams, for titer/cuda/fuse.py. */
 extern "C" void titer_host_fparams_layout(int64_t *out) {
-    out[0] = sizeof(titer_fparams);
-    out[1] = offsetof(titer_fparams, data);
-    out[2] = offsetof(titer_fparams, ndim);
-    out[3] = offsetof(titer_fparams, numel);
-    out[4] = offsetof(titer_fparams, size);
-    out[5] = offsetof(titer_fparams, stride);
-    out[6] = offsetof(titer_fparams, konst);
+    const int64_t layout[] = {
+        (int64_t)sizeof(titer_fparams), (int64_t)offsetof(titer_fparams, data),
+        (int64_t)offsetof(titer_fparams, ndim), (int64_t)offsetof(titer_fparams, numel),
+        (int64_t)offsetof(titer_fparams, size), (int64_t)offsetof(titer_fparams, stride),
+        (int64_t)offsetof(titer_fparams, konst)};
+    memcpy(out, layout, sizeof layout);
 }
 #endif
 

@@ -41,22 +41,31 @@ static __device__ __forceinline__ uint32_t titer_div(const titer_divider &d, uin
     return (__umulhi(n, d.magic) + n) >> d.shift;
 }
 
-/* Byte offsets of element `linear` for every operand: divmod through the
+/* Byte offsets of element `linear` for the first NARGS operands of a plan
+ * of `ndim` dims (`stride` rows of WIDTH operands): divmod through the
  * dims fastest first; the slowest dim needs no division. */
-static __device__ __forceinline__ void titer_offsets(const titer_params &p, uint32_t linear,
-                                                     int32_t *off) {
+template <int NARGS, int WIDTH>
+static __device__ __forceinline__ void titer_offsets_of(const titer_divider *size,
+                                                        const int32_t (*stride)[WIDTH],
+                                                        int32_t ndim, uint32_t linear,
+                                                        int32_t *off) {
 #pragma unroll
-    for (int arg = 0; arg < TITER_MAX_ARGS; arg++) off[arg] = 0;
+    for (int arg = 0; arg < NARGS; arg++) off[arg] = 0;
 #pragma unroll
     for (int dim = 0; dim < TITER_MAX_DIMS; dim++) {
-        if (dim == p.ndim) break;
-        uint32_t q = dim + 1 == p.ndim ? 0 : titer_div(p.size[dim], linear);
-        uint32_t r = linear - q * p.size[dim].divisor;
+        if (dim == ndim) break;
+        uint32_t q = dim + 1 == ndim ? 0 : titer_div(size[dim], linear);
+        uint32_t r = linear - q * size[dim].divisor;
         linear = q;
 #pragma unroll
-        for (int arg = 0; arg < TITER_MAX_ARGS; arg++)
-            off[arg] += (int32_t)r * p.stride[dim][arg];
+        for (int arg = 0; arg < NARGS; arg++)
+            off[arg] += (int32_t)r * stride[dim][arg];
     }
+}
+
+static __device__ __forceinline__ void titer_offsets(const titer_params &p, uint32_t linear,
+                                                     int32_t *off) {
+    titer_offsets_of<TITER_MAX_ARGS, TITER_MAX_ARGS>(p.size, p.stride, p.ndim, linear, off);
 }
 
 struct titer_none {};           /* the type of an input slot an op does not have */
