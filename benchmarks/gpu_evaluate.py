@@ -2,7 +2,7 @@
 CuPy's ufuncs and cupy.fuse, in one run (issue 26's cases on CuPy arrays).
 
     python benchmarks/gpu_evaluate.py            # 2^24 elements, best of 20
-    python benchmarks/gpu_evaluate.py --small    # a quick pass (the simulated GPU)
+    python benchmarks/gpu_evaluate.py --small    # a quick pass: 2^12 elements, 2 calls
 
 Each implementation's time is the best of `repeat` synchronized calls (wall
 time of finished work); ratios are CuPy's ufunc time over the
