@@ -13,7 +13,7 @@ import numpy as np
 from .. import _frontend
 from .build import KERNEL_DIR, NVRTC_OPTIONS, inlined_source
 from .device import interface_key
-from .fuse import FPARAMS_SIZE
+from .fuse import FPARAMS_SIZE, KERNELS as FUSED_KERNELS
 from .plan import PARAMS_DTYPE, RPARAMS_DTYPE, byte_span
 
 _ndarray = cupy.ndarray
@@ -218,7 +218,7 @@ class CupyBackend:
             with self._lock:
                 mod = _set_flags(cupy.RawModule(code=source, options=NVRTC_OPTIONS))
                 functions = {}
-                for name in ("titer_fused_1d", "titer_fused_offset"):
+                for name in FUSED_KERNELS:
                     fn = mod.get_function(name)
                     functions[name] = getattr(fn, "kernel", fn)
                 if len(self._fused) >= 256:
