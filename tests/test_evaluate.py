@@ -555,6 +555,44 @@ def test_full_float_sum_follows_pairwise_tree(small_leaves, threads):
             assert_same(titer.evaluate("sum(c * a)"), titer.sum(titer_call("multiply", c, a)))
 
 
+def fails_if_computed_in_full(monkeypatch):
+    """Patch titer.evaluate's fallbacks that materialize the expression (the
+    whole of it, or slabs) to fail."""
+    from titer import _core, _evaluate
+
+    def materialized(*args, **kwargs):
+        raise AssertionError("the expression was materialized")
+    monkeypatch.setattr(_evaluate, "_reduce_slabs", materialized)
+    monkeypatch.setattr(_core, "reduce", materialized)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", [np.float16, np.complex64, np.complex128])
+def test_full_half_and_complex_sums_follow_pairwise_tree(small_leaves, threads, dtype,
+                                                         monkeypatch):
+    """float16 sums (NumPy's pairwise tree in float, rounded once) and
+    complex ones (the tree over real and imaginary parts: halves at
+    multiples of 4 elements, blocks of 64) inside the pass: NumPy's bits on
+    contiguous operands, whichever leaf edges the pieces of 1000 bytes
+    cut, with NumPy's scalar type; products fold in order across pieces."""
+    rng = np.random.default_rng(13)
+    cases = []
+    for n in [1, 3, 4, 5, 63, 64, 65, 127, 128, 129, 500, 501, 1000, 1001, 4099, 12345, 77777]:
+        a = rng.standard_normal(n).astype(dtype) * 4
+        if np.dtype(dtype).kind == "c":
+            a += 1j * rng.standard_normal(n).astype(dtype)
+            near_one = (1 + 1e-3j * rng.standard_normal(n)).astype(dtype)
+        else:   # products of 1 - 2^-11 (twice as often), 1 + 2^-10 and 1 stay in range
+            near_one = (1 + rng.choice([-2.0 ** -11, -2.0 ** -11, 2.0 ** -10, 0.0], n)).astype(dtype)
+        cases.append((a, near_one, np.add.reduce(a * 2), np.multiply.reduce(near_one * 1)))
+    fails_if_computed_in_full(monkeypatch)
+    with titer.num_threads(threads):
+        for a, near_one, total, product in cases:
+            env = {"a": a, "b": near_one}
+            assert_same(titer.evaluate("sum(a * 2)", env), total)
+            assert_same(titer.evaluate("prod(b * 1)", env), product)
+
+
 def ordered_warnings(fn):
     """(result or exception class, the warnings' messages in order)."""
     with warnings.catch_warnings(record=True) as caught:
@@ -568,22 +606,24 @@ def ordered_warnings(fn):
 
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8, np.int64, np.uint16,
-                                   np.bool_, np.float16, np.complex64])
-def test_fused_full_reductions_match_composed(small_leaves, threads, dtype):
+                                   np.bool_, np.float16, np.complex64, np.complex128])
+def test_fused_full_reductions_match_composed(small_leaves, threads, dtype, monkeypatch):
     """Strided and broadcast leaves (leaves of the reduction cross rows),
     NaNs for max/min, the integer sums' wider loop, the in-order folds
-    (float products, complex max/min) and the reductions computed in full
-    (float16 and complex sums)."""
+    (float products, complex max/min), float16 and complex sums: every one
+    inside the pass, none computing the expression in full."""
     rng = np.random.default_rng(12)
     a = leaf_array(rng, dtype, (37, 1002))[:, ::2]
     b = leaf_array(rng, dtype, (501,))
     if np.dtype(dtype).kind in "fc":
         a[3, 7] = a[20, 100] = np.nan
+    reductions = [("sum", "add"), ("max", "maximum"), ("min", "minimum"), ("prod", "multiply")]
     with titer.num_threads(threads):
-        for kind, op in [("sum", "add"), ("max", "maximum"), ("min", "minimum"),
-                         ("prod", "multiply")]:
+        wanted = [ordered_warnings(lambda: titer.reduce(op, titer_call("multiply", a, b)))
+                  for kind, op in reductions]
+        fails_if_computed_in_full(monkeypatch)
+        for (kind, op), want in zip(reductions, wanted):
             got = ordered_warnings(lambda: titer.evaluate("%s(a * b)" % kind, {"a": a, "b": b}))
-            want = ordered_warnings(lambda: titer.reduce(op, titer_call("multiply", a, b)))
             assert got[1] == want[1]
             assert_same(got[0], want[0])
 
@@ -609,12 +649,14 @@ def test_fused_row_reductions_match_composed(small_leaves, threads, monkeypatch)
     u = rng.standard_normal((3, 1, 900))
     i = rng.integers(-9, 9, (40, 1500)).astype(np.int8)
     z = (rng.standard_normal((8, 600)) / 9 + 1).astype(np.complex64)
+    h = (rng.standard_normal((8, 700)) / 9 + 1).astype(np.float16)
     row = rng.standard_normal(2000)
     cases = [("%s(c * row, axis=1)", c, row, 1), ("%s(f * 2, axis=0)", f, None, 0),
              ("%s(three * three, axis=(1, 2))", three, three, (1, 2)),
              ("%s(t + 1, axis=-1)", t, None, -1), ("%s(u * u, axis=2)", u, u, 2),
-             ("%s(i * i, axis=1)", i, i, 1), ("%s(z * z, axis=1)", z, z, 1)]
-    env = dict(c=c, f=f, three=three, t=t, u=u, i=i, z=z, row=row)
+             ("%s(i * i, axis=1)", i, i, 1), ("%s(z * z, axis=1)", z, z, 1),
+             ("%s(h * h, axis=1)", h, h, 1)]
+    env = dict(c=c, f=f, three=three, t=t, u=u, i=i, z=z, h=h, row=row)
     with titer.num_threads(threads):
         for expr, x, y, axis in cases:
             op = expr.split("(")[1].split()[1]
@@ -622,8 +664,6 @@ def test_fused_row_reductions_match_composed(small_leaves, threads, monkeypatch)
                              else 1 if y is None else y)
             for kind, name in [("sum", "add"), ("max", "maximum"), ("min", "minimum"),
                                ("prod", "multiply")]:
-                if x.dtype.kind == "c" and kind != "prod":
-                    continue
                 got, caught = ordered_warnings(lambda: titer.evaluate(expr % kind, env))
                 want, expected = ordered_warnings(lambda: titer.reduce(name, tmp, axis))
                 assert caught == expected, expr % kind
@@ -656,8 +696,8 @@ def test_fused_column_reductions_match_composed(small_column_tiles, threads, mon
     unit dims reduced and kept, NaNs, signed zeros, integer sums in their
     wider loop, complex ones, bool, out=; values (bits for the float folds),
     warnings in order, dtype, shape and layout are the composed
-    reduction's.  (float16 sums and products, which titer.reduce keeps in
-    float, stay in slabs: the last lines.)"""
+    reduction's; float16 sums and products folded in float and rounded
+    once, as titer.reduce keeps them, their overflow in that rounding."""
     from titer import _evaluate
     assert _evaluate._FUSED_COLUMNS_MIN <= 40
 
@@ -674,7 +714,9 @@ def test_fused_column_reductions_match_composed(small_column_tiles, threads, mon
     u = rng.standard_normal((1, 900))
     u[0, :3] = -0.0
     i = rng.integers(-100, 100, (90, 515)).astype(np.int8)
-    h = (rng.standard_normal((70, 333)) * 100).astype(np.float16)
+    h = (rng.standard_normal((70, 333)) * 100).astype(np.float16)    # h * h overflows
+    g = (rng.standard_normal((40, 20, 30)) * 3).astype(np.float16)
+    g[:, 4] = -0.0
     z = (rng.standard_normal((60, 400)) / 9 + 1 + 1j * rng.standard_normal((60, 400))).astype(
         np.complex64)
     q = rng.random((50, 300)) < 0.5
@@ -687,8 +729,10 @@ def test_fused_column_reductions_match_composed(small_column_tiles, threads, mon
              ("%s(t + 1, axis=1)", t, None, 1), ("%s(u * u, axis=0)", u, u, 0),
              ("%s(i * i, axis=0)", i, i, 0),
              ("%s(z * z, axis=0)", z, z, 0), ("%s(q & q, axis=0)", q, q, 0),
-             ("%s(m * m, axis=1)", m, m, 1), ("%s(mf + 1, axis=(1, 2))", mf, None, (1, 2))]
-    env = dict(c=c, f=f, three=three, t=t, u=u, i=i, h=h, z=z, q=q, m=m, mf=mf, row=row)
+             ("%s(m * m, axis=1)", m, m, 1), ("%s(mf + 1, axis=(1, 2))", mf, None, (1, 2)),
+             ("%s(h * h, axis=0)", h, h, 0), ("%s(g * 2, axis=(0, 1))", g, None, (0, 1)),
+             ("%s(g + 1, axis=0)", g, None, 0)]
+    env = dict(c=c, f=f, three=three, t=t, u=u, i=i, h=h, g=g, z=z, q=q, m=m, mf=mf, row=row)
     ops = {"*": "multiply", "+": "add", "&": "bitwise_and"}
     with titer.num_threads(threads):
         for expr, x, y, axis in cases:
@@ -708,15 +752,16 @@ def test_fused_column_reductions_match_composed(small_column_tiles, threads, mon
         titer.evaluate("sum(c * row, axis=0)", env, out=out)
         assert out.tobytes() == titer.reduce("add", titer_call("multiply", c, row), 0).tobytes()
         assert titer.evaluate("sum(u * u, axis=0)", env).tobytes() == (u * u)[0].tobytes()
-        assert_same(titer.evaluate("max(h * h, axis=0)", env),
-                    titer.reduce("maximum", titer_call("multiply", h, h), 0))
-    monkeypatch.undo()
-    with titer.num_threads(threads):
-        for kind, name in [("sum", "add"), ("prod", "multiply")]:
-            got = ordered_warnings(lambda: titer.evaluate("%s(h * h, axis=0)" % kind, env))
-            want = ordered_warnings(lambda: titer.reduce(name, titer_call("multiply", h, h), 0))
-            assert got[1] == want[1]
-            assert got[0].tobytes() == want[0].tobytes()
+        big = {"big": np.full((40, 20), 2000, np.float16)}     # sums of 80000 round to inf
+        got, caught = ordered_warnings(lambda: titer.evaluate("sum(big * 1, axis=0)", big))
+        want, expected = ordered_warnings(lambda: titer.reduce("add", big["big"], 0))
+        assert caught == expected == ["overflow encountered in reduce"]
+        assert_same(got, want)
+        hout = np.zeros(20, np.float16)
+        with np.errstate(over="raise"):
+            raised = ordered_warnings(lambda: titer.evaluate("sum(big * 1, axis=0)", big,
+                                                             out=hout))
+        assert raised == (FloatingPointError, []) and not hout.any()
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -884,10 +929,10 @@ def test_explain_shows_the_program():
     text = titer.explain_evaluate("a * b + sin(a)")
     assert "multiply[dd->d]" in text and "sin[f->f]" in text and "add[dd->d]" in text
     assert "cast float32->float64" in text
-    # the reduction's strategy as _reduce_fused picks it: float16 sums never by columns
+    # the reduction's strategies, as _reduce_fused picks among them
     h = np.ones((3, 4), np.float16)
-    assert "columns" not in titer.explain_evaluate("sum(h * h, axis=0)")
-    assert "columns" in titer.explain_evaluate("max(h * h, axis=0)")
+    text = titer.explain_evaluate("sum(h * h, axis=0)")
+    assert "over everything or over rows" in text and "over columns" in text and "slabs" in text
 
 
 def test_repeated_call_reuses_its_program(monkeypatch):

@@ -56,8 +56,9 @@ def _set_evaluate_scratch_bytes(int64_t n):
 # of at most a piece of elements (titer_pw_cut), each thread computes a
 # leaf's values into its own buffer, block by block, and reduces them with
 # the kit's pairwise loop into the leaf's partial; the partials are joined
-# in the recursion's tree (NumPy's pairwise float sums; any order gives the
-# integer and max/min ones' bits).  A reduction NumPy folds in order (float
+# in the recursion's tree (NumPy's pairwise float sums: float16's partials
+# in float, complex ones per part, halves at multiples of the kit's split;
+# any order gives the integer and max/min ones' bits).  A reduction NumPy folds in order (float
 # products, complex max/min) folds leaf after leaf on one thread.  So the
 # values never leave the cache, nothing returns to Python per chunk, and
 # any thread count gives the same bits.  A piece is 128 KiB of values: measured on 2^24 sum(a*b)

@@ -66,6 +66,11 @@ _FUSED_ROW_MIN = 256
 # 512) slabs 9.0 / 14.6 against fused 4.7 / 10.4, (16, 4096, 256) 11.1 /
 # 15.9 against 6.0 / 12.8, (4096, 64, 64) 9.6 / 16.5 against 8.1 / 15.7.
 _FUSED_COLUMNS_MIN = 8
+_REDUCTION_STRATEGY = (
+    "reduced leaf by leaf inside the pass, over everything or over rows of at least %d "
+    "elements along the iteration's fastest axes; over columns of at least %d kept elements "
+    "where the reduced axes come together after them in the iteration; else in slabs of "
+    "whole reductions" % (_FUSED_ROW_MIN, _FUSED_COLUMNS_MIN))
 
 
 def evaluate(expr, local_dict=None, *, out=None, casting="same_kind", order="K"):
@@ -118,8 +123,7 @@ def explain_evaluate(expr, local_dict=None, *, out=None, casting="same_kind"):
                 % (expr, program))
     text = _explain_program(program, expr, compiled.block)
     if isinstance(tree, Reduction):
-        text += "\n  then %s over axis=%r (%s)" % (tree.kind, tree.axis,
-                                                   _reduction_strategy(tree, program))
+        text += "\n  then %s over axis=%r (%s)" % (tree.kind, tree.axis, _REDUCTION_STRATEGY)
     return text
 
 
@@ -525,21 +529,6 @@ def _compose_call(tree, values, out, casting, order):
 
 # -- top-level reductions ------------------------------------------------------
 
-def _reduction_strategy(tree, program):
-    T = _frontend.reduction_loop_dtype(_frontend.ufunc_for(tree.op), program.result_dtype,
-                                       None, None)
-    columns = ("" if _in_float(tree.op, T) else
-               "; over columns of at least %d kept elements where the reduced axes come "
-               "together after them in the iteration" % _FUSED_COLUMNS_MIN)
-    if not _fusable(tree.op, program.result_dtype):
-        lead = "reduced inside the pass" + columns + "; else " if columns else ""
-        return (lead + "computed in slabs of whole reductions when an axis is kept, else "
-                "once in full (a %s %s over everything)" % (program.result_dtype, tree.kind))
-    return ("reduced leaf by leaf inside the pass, over everything or over rows of at least "
-            "%d elements along the iteration's fastest axes" % _FUSED_ROW_MIN + columns
-            + "; else in slabs of whole reductions")
-
-
 def _reduce(expr, tree, names, values, types, out, casting):
     """sum/prod/max/min of the expression: what titer.reduce of the composed
     result gives, computing the expression in pieces (see the README)."""
@@ -577,7 +566,8 @@ def _reduce(expr, tree, names, values, types, out, casting):
         return fused
     if kept:
         return _reduce_slabs(tree, compiled, program, leaves, consts, shape, axes, kept[0], out)
-    run = _core.EvalPass(compiled, None, leaves, consts)      # computed in full
+    # computed in full: an out= that changes the loop dtype, or no kit for it
+    run = _core.EvalPass(compiled, None, leaves, consts)
     run.run_all()
     _report(compiled, run.flags())
     return _core.reduce(tree.op, run.out, tree.axis, None, out)
@@ -612,11 +602,9 @@ def _reduce_fused(tree, compiled, program, run, shape, axes, out):
     for d in order[:inner]:
         ncols *= shape[d]
     if inner == 0 and (not kept or row >= _FUSED_ROW_MIN):
-        if not _fusable(tree.op, program.result_dtype):
-            return None
         fused = run.reduce_all(tree.op, T, _frontend.folds_in_order(tree.op, T), run.numel // row)
-    elif inner and ncols >= _FUSED_COLUMNS_MIN and not _in_float(tree.op, T):
-        fused = run.reduce_columns(tree.op, T, ncols, run.numel // (row * ncols))
+    elif inner and ncols >= _FUSED_COLUMNS_MIN:
+        fused = _reduce_columns(run, tree.op, T, ncols, run.numel // (row * ncols))
     else:
         return None
     if fused is None:
@@ -649,20 +637,20 @@ def _kept_inside(order, reduced):
     return None
 
 
-def _in_float(op, T):
-    """titer.reduce's float16 sums and products: in float on every layout."""
-    return op in ("add", "multiply") and T.kind == "f" and T.itemsize == 2
-
-
-def _fusable(op, dt):
-    """A reduction over everything whose bits survive computing it leaf by
-    leaf inside the pass (NOTE: [fused reduction] in _evaluate.pxi):
-    float32/64 sums along NumPy's pairwise tree, left folds continued from
-    leaf to leaf (not float16's, which NumPy folds in a float), and integer
-    / max / min ones."""
-    if op == "add" and dt.kind in "fc":
-        return dt.kind == "f" and dt.itemsize in (4, 8)
-    return not _in_float(op, dt)
+def _reduce_columns(run, op, T, ncols, nbatch):
+    """run.reduce_columns; float16 sums and products as titer.reduce's, in
+    float on every layout: folded in float32, each column rounded once at
+    the end (that rounding's flags the reduction's, as its kit's store)."""
+    if not (op in ("add", "multiply") and T == np.float16):
+        return run.reduce_columns(op, T, ncols, nbatch)
+    fused = run.reduce_columns(op, np.dtype(np.float32), ncols, nbatch)
+    if fused is None:
+        return None
+    wide, bits = fused
+    values, found = _core.collect_fpe(_core.copy, np.empty(wide.shape, T), wide, "same_kind")
+    for more in found.values():
+        bits |= more
+    return values, bits
 
 
 def _reduce_slabs(tree, compiled, program, leaves, consts, shape, axes, dim, out):
