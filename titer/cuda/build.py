@@ -43,6 +43,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections import namedtuple
 from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -232,20 +233,35 @@ def accumulator_size(op, sig):
     return 4 if a == "float" else ITEMSIZE[sig[0]]
 
 
-def emit_reduction(op, sig):
-    """The reduction functor (loop type T, accumulator A) and its kernels."""
+Reducer = namedtuple("Reducer", "name lines functions")
+"""A reduction functor: its struct's name and lines, and the device
+functions ({name: text}) they call."""
+
+
+def reducer(op, sig):
+    """The reduction functor of a reducible signature (loop type T,
+    accumulator A): what titer.reduce's kernels and a fused reduction's
+    (titer/cuda/fuse.py) fold with."""
     stem = kernel_stem(op.name, sig)
     t = ops.C_TYPE[sig[0]]
     a, load, comb, store = accumulator(op, sig)
-    return ["struct %s_red {" % stem,
-            "    typedef %s T; typedef %s A; enum { code = %d };" % (t, a, _code(sig[0])),
-            "    static __device__ __forceinline__ A load(T v) { return %s; }" % load,
-            "    static __device__ __forceinline__ A comb(A a, A b) { return %s; }" % comb,
-            "    static __device__ __forceinline__ T store(A a) { return %s; }" % store,
-            "    static __device__ __forceinline__ T step(T a, T b) { return %s(a, b); }"
-            % codegen.kernel_name(op, sig),
-            "};",
-            "TITER_DEFINE_REDUCE_KERNELS(%s, %s_red)" % (stem, stem)]
+    kernel = codegen.kernel_name(op, sig)
+    lines = ["struct %s_red {" % stem,
+             "    typedef %s T; typedef %s A; enum { code = %d };" % (t, a, _code(sig[0])),
+             "    static __device__ __forceinline__ A load(T v) { return %s; }" % load,
+             "    static __device__ __forceinline__ A comb(A a, A b) { return %s; }" % comb,
+             "    static __device__ __forceinline__ T store(A a) { return %s; }" % store,
+             "    static __device__ __forceinline__ T step(T a, T b) { return %s(a, b); }"
+             % kernel,
+             "};"]
+    return Reducer(stem + "_red", lines, {kernel: device_kernel(op, sig)})
+
+
+def emit_reduction(op, sig):
+    """The reduction functor and its kernels (after the op's device function)."""
+    red = reducer(op, sig)
+    return red.lines + ["TITER_DEFINE_REDUCE_KERNELS(%s, %s)" % (kernel_stem(op.name, sig),
+                                                                 red.name)]
 
 
 _PREAMBLE = ['#include "titer_scalar.cuh"', '#include "titer_kernels.cuh"',

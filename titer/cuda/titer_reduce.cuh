@@ -68,12 +68,25 @@ static __device__ __forceinline__ int64_t titer_dims_offset(const titer_divider 
     return off;
 }
 
-template <class R, bool CAST>
-static __device__ __forceinline__ typename R::A titer_reduce_load(const titer_rparams &p,
-                                                                  const char *x) {
-    if constexpr (CAST) return R::load(titer_load_as<R::code>(x, p.in_code));
-    else return R::load(*(const typename R::T *)x);
-}
+/* Where a reduction's elements come from: titer_memory_source reads the
+ * input (converting it to the loop dtype as it loads, CAST); a fused
+ * titer.evaluate reduction's source (titer_fused.cuh) computes the element
+ * at the same byte position of the result it does not write, so both fold
+ * the same values in the same order.  load: the element at byte x;
+ * vec<V>: vector v of V elements from base (16-byte aligned: its
+ * `vectors` says whether titer_reduce_vec may run). */
+template <class R, bool CAST> struct titer_memory_source {
+    enum { vectors = !CAST };
+    __device__ __forceinline__ typename R::A load(const titer_rparams &p, const char *x) const {
+        if constexpr (CAST) return R::load(titer_load_as<R::code>(x, p.in_code));
+        else return R::load(*(const typename R::T *)x);
+    }
+    template <int V>
+    __device__ __forceinline__ titer_vec<typename R::T, V> vec(const titer_rparams &,
+                                                              const char *base, uint64_t v) const {
+        return ((const titer_vec<typename R::T, V> *)base)[v];
+    }
+};
 
 template <class R>
 static __device__ __forceinline__ typename R::A titer_reduce_init(const titer_rparams &p) {
@@ -96,43 +109,43 @@ static __device__ __forceinline__ void titer_reduce_store(const titer_rparams &p
  * grid) and `base` is 16-byte aligned; false: fold it the general way.
  * Element k of a vector goes to accumulator k % 4, two vectors per lane in
  * flight, then the tail past the last whole vector, one element per thread. */
-template <class R>
-static __device__ __forceinline__ bool titer_reduce_vec(const titer_rparams &p, const char *base,
-                                                        uint64_t first, uint64_t step,
-                                                        typename R::A &acc) {
+template <class R, class S>
+static __device__ __forceinline__ bool titer_reduce_vec(const titer_rparams &p, const S &src,
+                                                        const char *base, uint64_t first,
+                                                        uint64_t step, typename R::A &acc) {
     typedef typename R::T T;
     typedef typename R::A A;
     constexpr int V = 16 / sizeof(T);
     constexpr int NACC = V < 4 ? V : 4;
-    if constexpr (V < 2) {
+    if constexpr (V < 2 || !S::vectors) {
         return false;
     } else {
         if (p.vec != V || ((size_t)base & 15) != 0) return false;
         typedef titer_vec<T, V> vec_t;
-        const vec_t *x = (const vec_t *)base;
         const uint64_t nvec = (uint64_t)p.nred / V;
         A a[NACC];
         uint64_t v = first;
-        const vec_t x0 = x[v];
+        const vec_t x0 = src.template vec<V>(p, base, v);
 #pragma unroll
         for (int k = 0; k < NACC; k++) a[k] = R::load(x0.v[k]);
 #pragma unroll
         for (int k = NACC; k < V; k++) a[k % NACC] = R::comb(a[k % NACC], R::load(x0.v[k]));
 #pragma unroll 1
         for (v += step; v + step < nvec; v += 2 * step) {
-            const vec_t y0 = x[v], y1 = x[v + step];
+            const vec_t y0 = src.template vec<V>(p, base, v);
+            const vec_t y1 = src.template vec<V>(p, base, v + step);
 #pragma unroll
             for (int k = 0; k < V; k++) a[k % NACC] = R::comb(a[k % NACC], R::load(y0.v[k]));
 #pragma unroll
             for (int k = 0; k < V; k++) a[k % NACC] = R::comb(a[k % NACC], R::load(y1.v[k]));
         }
         if (v < nvec) {
-            const vec_t y0 = x[v];
+            const vec_t y0 = src.template vec<V>(p, base, v);
 #pragma unroll
             for (int k = 0; k < V; k++) a[k % NACC] = R::comb(a[k % NACC], R::load(y0.v[k]));
         }
         const uint64_t tail = nvec * V + first;
-        if (tail < (uint64_t)p.nred) a[0] = R::comb(a[0], R::load(((const T *)base)[tail]));
+        if (tail < (uint64_t)p.nred) a[0] = R::comb(a[0], src.load(p, base + tail * sizeof(T)));
         acc = a[0];
 #pragma unroll
         for (int k = 1; k < NACC; k++) acc = R::comb(acc, a[k]);
@@ -161,8 +174,8 @@ static __device__ __forceinline__ void titer_lane_tree(typename R::A *lane_acc, 
     }
 }
 
-template <class R, bool CAST>
-static __device__ __forceinline__ void titer_reduce(const titer_rparams &p) {
+template <class R, class S>
+static __device__ __forceinline__ void titer_reduce(const titer_rparams &p, const S &src) {
     typedef typename R::A A;
     __shared__ A lane_acc[TITER_RBLOCK];
     __shared__ int lane_has[TITER_RBLOCK];
@@ -184,7 +197,7 @@ static __device__ __forceinline__ void titer_reduce(const titer_rparams &p) {
         const uint64_t step = (uint64_t)lanes * gridDim.y;
         uint64_t r = (uint64_t)blockIdx.y * lanes + lane;
         bool done = false;
-        if constexpr (!CAST) done = titer_reduce_vec<R>(p, base, r, step, acc);
+        done = titer_reduce_vec<R>(p, src, base, r, step, acc);
         if (done) {
             has = 1;
         } else {
@@ -194,16 +207,16 @@ static __device__ __forceinline__ void titer_reduce(const titer_rparams &p) {
                 A acc4[4];
 #pragma unroll
                 for (int k = 0; k < 4; k++)
-                    acc4[k] = titer_reduce_load<R, CAST>(p, base + titer_dims_offset(
-                        p.rsize, p.rstride, p.rndim, r + k * step));
+                    acc4[k] = src.load(p, base + titer_dims_offset(p.rsize, p.rstride,
+                                                                   p.rndim, r + k * step));
                 r += 4 * step;
 #pragma unroll 1
                 for (; r + 3 * step < (uint64_t)p.nred; r += 4 * step) {
                     A x[4];
 #pragma unroll
                     for (int k = 0; k < 4; k++)
-                        x[k] = titer_reduce_load<R, CAST>(p, base + titer_dims_offset(
-                            p.rsize, p.rstride, p.rndim, r + k * step));
+                        x[k] = src.load(p, base + titer_dims_offset(p.rsize, p.rstride,
+                                                                    p.rndim, r + k * step));
 #pragma unroll
                     for (int k = 0; k < 4; k++) acc4[k] = R::comb(acc4[k], x[k]);
                 }
@@ -212,8 +225,7 @@ static __device__ __forceinline__ void titer_reduce(const titer_rparams &p) {
             }
 #pragma unroll 1
             for (; r < (uint64_t)p.nred; r += step) {
-                A x = titer_reduce_load<R, CAST>(
-                    p, base + titer_dims_offset(p.rsize, p.rstride, p.rndim, r));
+                A x = src.load(p, base + titer_dims_offset(p.rsize, p.rstride, p.rndim, r));
                 acc = has ? R::comb(acc, x) : x;
                 has = 1;
             }
@@ -282,9 +294,13 @@ static __device__ __forceinline__ void titer_scan(const titer_rparams &p) {
  * _reduce_final, _scan, _scan_cast. */
 #define TITER_DEFINE_REDUCE_KERNELS(STEM, RED)                                        \
     extern "C" __global__ void __launch_bounds__(TITER_RBLOCK)                        \
-    STEM##_reduce(const titer_rparams p) { titer_reduce<RED, false>(p); }             \
+    STEM##_reduce(const titer_rparams p) {                                            \
+        titer_reduce<RED>(p, titer_memory_source<RED, false>());                      \
+    }                                                                                 \
     extern "C" __global__ void __launch_bounds__(TITER_RBLOCK)                        \
-    STEM##_reduce_cast(const titer_rparams p) { titer_reduce<RED, true>(p); }         \
+    STEM##_reduce_cast(const titer_rparams p) {                                       \
+        titer_reduce<RED>(p, titer_memory_source<RED, true>());                       \
+    }                                                                                 \
     extern "C" __global__ void __launch_bounds__(TITER_RBLOCK)                        \
     STEM##_reduce_final(const titer_rparams p) { titer_reduce_final<RED>(p); }        \
     extern "C" __global__ void __launch_bounds__(TITER_RBLOCK)                        \
