@@ -263,18 +263,25 @@ class FusedFunction:
         self.lib, self.name = lib, name
 
     def __call__(self, grid, block, args):
-        from titer.cuda import fuse
+        from titer.cuda import fuse, plan
         (arg,) = args
-        assert tuple(grid[1:]) == (1, 1) and tuple(block[1:]) == (1, 1)
+        reduction = self.name in fuse.REDUCE_KERNELS       # 2-d, titer_freduce_params
+        size = fuse.FREDUCE_SIZE if reduction else fuse.FPARAMS_SIZE
+        if not reduction:
+            assert tuple(grid[1:]) == (1, 1) and tuple(block[1:]) == (1, 1)
         if isinstance(arg, CPointer):
-            raw = ctypes.string_at(arg.ptr, fuse.FPARAMS_SIZE)
+            raw = ctypes.string_at(arg.ptr, size)
         else:
-            assert isinstance(arg, np.ndarray) and arg.itemsize == fuse.FPARAMS_SIZE
+            assert isinstance(arg, np.ndarray) and arg.itemsize == size
             raw = ctypes.string_at(arg.__array_interface__["data"][0], arg.itemsize)
         params = ctypes.create_string_buffer(raw, len(raw))
-        self.lib.titer_host_launch_fused(ctypes.cast(getattr(self.lib, self.name),
-                                                     ctypes.c_void_p),
-                                         grid[0], block[0], params)
+        kernel = ctypes.cast(getattr(self.lib, self.name), ctypes.c_void_p)
+        if reduction:
+            assert grid[2] == block[2] == 1 and block[0] * block[1] <= plan.RBLOCK
+            self.lib.titer_host_launch_fused_reduce(kernel, grid[0], grid[1], block[0],
+                                                    block[1], params)
+        else:
+            self.lib.titer_host_launch_fused(kernel, grid[0], block[0], params)
 
 
 class RawModule:

@@ -65,6 +65,42 @@ def test_parameter_layout_matches_the_c_struct():
     assert tuple(out) == fuse.FPARAMS_LAYOUT
 
 
+@pytest.mark.parametrize("op,types,loop,cast", [
+    ("add", dict(a="f", b="f"), "f", "false"),          # the loop dtype is the result's
+    ("add", dict(a="b", b="b"), "l", "true"),           # int8 sums in int64: converted
+    ("multiply", dict(a="e", b="e"), "e", "false"),     # float16 in a float accumulator
+    ("maximum", dict(a="F", b="F"), "F", "false"),
+])
+def test_reduce_source_is_titer_reduces_kernel_around_the_program(op, types, loop, cast):
+    prog = program("a * b + 1", **types)
+    text = fuse.fused_reduce_source(prog, {}, op, np.dtype(loop))
+    sig = "%s%s->%s" % (loop, loop, loop)
+    red = build.reducer(build.ops.OPS_BY_NAME[op], sig)
+    assert "\n".join(red.lines) in text
+    assert "TITER_DEFINE_FUSED_REDUCE_KERNELS(titer_fused_element, %s, %s)" % (red.name, cast) \
+        in text
+    for name, body in red.functions.items():        # each device function once
+        assert text.count(body) == 1
+    assert "typedef %s value_t;" % build.ops.C_TYPE[prog.result_dtype.char] in text
+    assert '#include "' not in text
+
+
+@pytest.mark.skipif(host.find_cxx() is None, reason="no C++ compiler (g++)")
+def test_fused_reduction_parameter_layout_matches_the_c_struct():
+    lib = host.fused_library(fuse.fused_reduce_source(program("a + 1", a="f"), {}, "add",
+                                                      np.dtype("f")))
+    out = (ctypes.c_int64 * 3)()
+    lib.titer_host_freduce_layout(out)
+    assert tuple(out) == fuse.FREDUCE_LAYOUT
+    from titer.cuda import plan
+    rparams = np.frombuffer(bytes(range(256)) * 3, np.uint8)[:plan.RPARAMS_DTYPE.itemsize]
+    fparams = np.frombuffer(bytes(range(255, -1, -1)) * 5, np.uint8)[:fuse.FPARAMS_SIZE]
+    raw = fuse.pack_freduce(rparams, fparams).tobytes()
+    assert len(raw) == fuse.FREDUCE_SIZE
+    assert raw[:rparams.size] == rparams.tobytes()
+    assert raw[fuse.FREDUCE_LAYOUT[2]:] == fparams.tobytes()
+
+
 def test_launches_split_and_pack():
     from titer.cuda import plan
     piece = plan.Piece((10, 3), ((4, 40), (8, 80)), (0, 0))
@@ -83,10 +119,11 @@ def test_launches_split_and_pack():
 NVCC = build.find_nvcc()
 
 
-def ptx_of(tmp, name, prog, out, options):
+def ptx_of(tmp, name, prog, out, options, reduction=None):
     src = os.path.join(tmp, name + ".cu")
     with open(src, "w") as f:
-        f.write(fuse.fused_source(prog, np.dtype(out)))
+        f.write(fuse.fused_source(prog, np.dtype(out)) if reduction is None
+                else fuse.fused_reduce_source(prog, {}, *reduction))
     proc = subprocess.run([NVCC, "-ptx", "-std=c++17"] + list(options) + [src, "-o", src + ".ptx"],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -103,4 +140,10 @@ def test_nvcc_compiles_fused_sources_without_contracting_steps():
             assert ".entry titer_fused_1d" in ptx and ".entry titer_fused_offset" in ptx
         prog = program("a * b + c", a="d", b="d", c="d")
         assert "fma.rn" not in ptx_of(tmp, "mad", prog, "d", build.NUMERIC_OPTIONS)
+        for op, loop in (("add", "d"), ("maximum", "d"), ("add", "D")):     # reductions too
+            ptx = ptx_of(tmp, "r" + op + loop, prog, "d", build.NUMERIC_OPTIONS,
+                         (op, np.dtype(loop)))
+            assert ".entry titer_fused_reduce_1d" in ptx and ".entry titer_fused_reduce_offset" \
+                in ptx
+            assert "fma.rn" not in ptx
         assert "fma.rn" in ptx_of(tmp, "fmad", prog, "d", ["-fmad=true"])     # what it guards

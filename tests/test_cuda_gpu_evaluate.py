@@ -298,4 +298,121 @@ def test_programs_past_the_tables_empty_results_and_reductions_into_out(fused_la
     # the CPU's values (a device reduction adds in its own order)
     np.testing.assert_allclose(cp.asnumpy(out), titer.evaluate("sum(v0 * v1 - 1, axis=0)", host),
                                rtol=1e-14)
-    assert fused_launches == ["titer_fused_1d"]
+    assert fused_launches == ["titer_fused_reduce_1d"]        # no temporary
+
+
+# -- a top-level reduction computed inside titer.reduce's kernel -------------------
+
+def _reduction_env(rng):
+    f32 = rng.standard_normal(1 << 16).astype(np.float32)
+    m = rng.standard_normal((300, 257))
+    return {
+        "f": f32, "g": rng.standard_normal(1 << 16).astype(np.float32),
+        "m": m, "mt": m.T, "row": rng.standard_normal(257),
+        "ff": np.asfortranarray(rng.standard_normal((70, 90)).astype(np.float32)),
+        "i": rng.integers(-100, 100, (64, 130)).astype(np.int8),
+        "h": (rng.standard_normal((40, 300)) / 4 + 1).astype(np.float16),
+        "z": (rng.standard_normal((50, 40)) + 1j * rng.standard_normal((50, 40))).astype(
+            np.complex64),
+        "t": rng.standard_normal((6, 20, 30)).transpose(2, 0, 1)[::2],
+        "k": np.float32(1.25),
+    }
+
+
+# (inner expression, axes): over everything (vectors, split over blocks with
+# the partials' final kernel), inner and outer rows, casts into the loop
+# (int8 and bool sums in int64), float16 in float, complex, transposed,
+# strided and broadcast leaves, a NumPy scalar
+FUSED_REDUCTIONS = [
+    ("f * g", [None]), ("f * k - g", [None, 0]), ("m * row + 1", [None, 0, 1]),
+    ("mt - 2.5", [0, 1]), ("ff * ff", [None, 0, 1]), ("i * i", [None, 0, 1]),
+    ("i > 3", [None, 1]), ("h * h", [None, 0, 1]), ("z * z + 1", [None, 0, 1]),
+    ("t * 2 + 1", [None, 0, (0, 2), (1, 2)]), ("sqrt(abs(m)) * row", [1]),
+]
+
+
+@pytest.mark.parametrize("inner,axes", FUSED_REDUCTIONS)
+def test_fused_reductions_give_the_composed_device_bits(inner, axes, fused_launches):
+    """NOTE: [fused device reduction]: titer.reduce's plan and kernel with the
+    program computing each element where the kernel would have read it --
+    the composed reduction's bits (its lanes, vectors, trees and splits),
+    one fused launch and no temporary."""
+    from titer.cuda import fuse
+    env = on_device(_reduction_env(np.random.default_rng(8)))
+    for kind in ("sum", "prod", "max", "min"):
+        for axis in axes:
+            expr = "%s(%s, axis=%r)" % (kind, inner, axis)
+            del fused_launches[:]
+            got, _, got_exc = outcome(lambda: titer.evaluate(expr, env))
+            want, _, want_exc = outcome(lambda: composed(expr, env))
+            assert got_exc == want_exc, expr
+            if want_exc is None:
+                same_bits(got, want)
+                assert isinstance(got, cp.ndarray) and got.shape == want.shape, expr
+                assert len(fused_launches) == 1 and fused_launches[0] in fuse.REDUCE_KERNELS, \
+                    (expr, fused_launches)
+
+
+def test_fused_reductions_into_out_and_what_reduces_the_fused_result(fused_launches):
+    """out= of the loop dtype and of another (NumPy's loop for it), the CPU's
+    values; out= overlapping a leaf, empty and 0-d leaves reduce the fused
+    result (or compose) instead."""
+    host = _reduction_env(np.random.default_rng(9))
+    env = on_device(host)
+    for out_dtype in (np.float64, np.float32):
+        out = cp.zeros(257, out_dtype)
+        assert titer.evaluate("sum(m * row + 1, axis=0)", env, out=out) is out
+        want = cp.zeros(257, out_dtype)
+        composed("sum(m * row + 1, axis=0)", env, out=want)
+        same_bits(out, want)
+        np.testing.assert_allclose(cp.asnumpy(out), titer.evaluate("sum(m * row + 1, axis=0)",
+                                                                   host), rtol=1e-6)
+    del fused_launches[:]
+    row = device_like(cp, host["row"])
+    want = composed("max(m * row, axis=0)", {"m": env["m"], "row": device_like(cp, host["row"])})
+    titer.evaluate("max(m * row, axis=0)", {"m": env["m"], "row": row}, out=row)
+    same_bits(row, want)
+    assert fused_launches == ["titer_fused_offset"]       # the fused result, then titer.reduce
+    del fused_launches[:]
+    e = {"a": cp.asarray(np.zeros((0, 4))), "b": cp.asarray(np.ones(4))}
+    same_bits(titer.evaluate("sum(a * b + 1, axis=0)", e), composed("sum(a * b + 1, axis=0)", e))
+    assert fused_launches == []
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_fused_reductions_give_the_composed_device_bits(seed):
+    tree, env = random_case(seed, max_depth=3)
+    kind = ("sum", "prod", "max", "min")[seed % 4]
+    expr = "%s(%s)" % (kind, render(tree))
+    denv = on_device(env)
+    want, _, want_exc = outcome(lambda: composed(expr, denv))
+    got, _, got_exc = outcome(lambda: titer.evaluate(expr, denv))
+    assert got_exc == want_exc, expr
+    if want_exc is None and isinstance(want, cp.ndarray):
+        same_bits(got, want)
+
+
+def test_repeated_fused_reductions_replay_the_recorded_launches(fused_launches, monkeypatch):
+    """A repeated reduction with the same layouts replays its launches: a
+    new result and partials (split over blocks), the leaves at their new
+    addresses by name, this call's constants -- the composed bits each
+    time, and no planning after the first call of each layout."""
+    from titer.cuda import evaluate as device_evaluate, fuse
+    rng = np.random.default_rng(10)
+    host = [rng.standard_normal(1 << 15).astype(np.float32) for _ in range(3)]
+    xs = [device_like(cp, h) for h in host]
+    m = [device_like(cp, rng.standard_normal((40, 70))) for _ in range(2)]
+    cases = []
+    for i, k in enumerate([2.0, -0.0, 7, np.float32(0.5), np.float64(1.5), 3]):
+        cases.append(("sum(x * k - y)", {"k": k, "y": xs[i % 3], "x": xs[(i + 1) % 3]}))
+        cases.append(("max(a * k + b, axis=0)", {"a": m[i % 2], "b": m[(i + 1) % 2], "k": k}))
+    planned = []
+    original = device_evaluate._prepare
+    monkeypatch.setattr(device_evaluate, "_prepare",
+                        lambda *a, **kw: planned.append(1) or original(*a, **kw))
+    for expr, env in cases:
+        want = composed(expr, env)
+        same_bits(titer.evaluate(expr, env), want)
+    # planned once per layout and scalar type: float, int (7, 3), float32, float64
+    assert len(planned) == 8, len(planned)
+    assert set(fused_launches) <= set(fuse.REDUCE_KERNELS) and len(fused_launches) == 12

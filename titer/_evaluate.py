@@ -112,7 +112,8 @@ def explain_evaluate(expr, local_dict=None, *, out=None, casting="same_kind"):
             "titer.evaluate(%r)" % expr,
             "titer.evaluate(%r): one fused kernel on the GPU, each step a local" % expr, 1)
         if isinstance(tree, Reduction):
-            text += "\n  then titer.reduce's %s over axis=%r" % (tree.kind, tree.axis)
+            text += ("\n  reduced by titer.reduce's %s kernel over axis=%r, computing each "
+                     "element it folds (the result written nowhere)" % (tree.kind, tree.axis))
         return text
     values, types = _operands(raw)
     program, compiled = _program(expr, arg, names, values, types, casting,
@@ -439,11 +440,16 @@ def _on_device(values, out):
 def _device_call(expr, tree, values, out, casting, order):
     """The expression on device arrays: the program the CPU runs, as one
     fused kernel on their device where titer.cuda.evaluate can run it, else
-    the composed calls (its definition).  A top-level reduction reduces the
-    fused result with titer.reduce."""
+    the composed calls (its definition).  A top-level reduction computes
+    the program inside titer.reduce's kernel, or reduces the fused result
+    with titer.reduce."""
     order = _frontend.normalize_order(order)
     arg = tree.arg if isinstance(tree, Reduction) else tree
     result = None
+    if isinstance(tree, Reduction) and isinstance(arg, Apply):
+        result = _device_fused_reduction(expr, tree, values, out, casting)
+        if result is not None:
+            return result
     if isinstance(arg, Apply):
         result = _device_fused(expr, arg, values, None if isinstance(tree, Reduction) else out,
                                casting, "K" if isinstance(tree, Reduction) else order)
@@ -456,11 +462,8 @@ def _device_call(expr, tree, values, out, casting, order):
 
 def _device_fused(expr, arg, values, out, casting, order):
     """The fused kernel's result, or None (compose)."""
-    exponents = _parsed(expr)[2]
-    # the planner reads a `**` exponent's value when it is a Python number
-    expr_key = (expr, casting, order, tuple(
-        (type(v), v) if type(v) in (int, float) else None for v in map(values.get, exponents)))
-    found = _core._cuda_entry("evaluate", "replay_key")(expr_key, values, out)
+    found = _core._cuda_entry("evaluate", "replay_key")(
+        _exponent_key(expr, casting, order, values), values, out)
     if found is not None:       # a repeated call: the recorded launches, re-addressed
         try:
             result = _core._cuda_entry("evaluate", "replay")(
@@ -481,6 +484,41 @@ def _device_fused(expr, arg, values, out, casting, order):
     except OverflowError:
         return None                 # a prelude value's dtype depends on its value
     return run(program, values, consts, out, order, record=found)
+
+
+def _device_fused_reduction(expr, tree, values, out, casting):
+    """The reduction with the program inside its kernel, or None."""
+    found = None
+    if out is None:             # a repeated call: the recorded launches, re-addressed
+        found = _core._cuda_entry("evaluate", "replay_key")(
+            ("reduce",) + _exponent_key(expr, casting, "K", values), values, None)
+        if found is not None:
+            try:
+                result = _core._cuda_entry("evaluate", "replay_reduction")(
+                    found, lambda program: _constants(program, values))
+            except OverflowError:
+                result = None
+            if result is not None:
+                return result
+    if any(isinstance(x, np.ndarray) and x.ndim for x in values.values()):
+        return None                 # NumPy arrays beside device ones: the calls' TypeError
+    planned = _device_program(expr, tree.arg, values, casting, None)
+    if planned is None:
+        return None
+    program, scalars = planned
+    try:
+        consts = _constants(program, scalars)
+    except OverflowError:
+        return None
+    return _core._cuda_entry("evaluate", "reduce_run")(program, values, consts, tree.op,
+                                                       tree.axis, out, record=found)
+
+
+def _exponent_key(expr, casting, order, values):
+    """A device call's key parts: the planner reads a `**` exponent's value
+    when it is a Python number."""
+    return (expr, casting, order, tuple((type(v), v) if type(v) in (int, float) else None
+                                        for v in map(values.get, _parsed(expr)[2])))
 
 
 def _device_program(expr, arg, values, casting, out_dtype):

@@ -13,7 +13,7 @@ import numpy as np
 from .. import _frontend
 from .build import KERNEL_DIR, NVRTC_OPTIONS, inlined_source
 from .device import interface_key
-from .fuse import FPARAMS_SIZE, KERNELS as FUSED_KERNELS
+from .fuse import FPARAMS_SIZE, FREDUCE_SIZE
 from .plan import PARAMS_DTYPE, RPARAMS_DTYPE, byte_span
 
 _ndarray = cupy.ndarray
@@ -25,7 +25,7 @@ _EXTENTS = {}                           # (shape, strides, itemsize) -> _extent
 # address through __array_interface__, which costs ~20 us for the structured
 # dtype (it lists every field) and ~3 us for a plain void one.
 _VOID = {n: np.dtype((np.void, n))
-         for n in (PARAMS_DTYPE.itemsize, RPARAMS_DTYPE.itemsize, FPARAMS_SIZE)}
+         for n in (PARAMS_DTYPE.itemsize, RPARAMS_DTYPE.itemsize, FPARAMS_SIZE, FREDUCE_SIZE)}
 
 
 def _opaque(params):
@@ -96,7 +96,7 @@ class CupyBackend:
         self.plan_cache = {}            # dispatch's recorded launches, by layout
         self._args = {}                 # (device id, kernel name) -> (params, its argument)
         self._fast_args = True          # _Params accepted (see _kernel_argument)
-        self._fused = {}                # (device id, fused source) -> {kernel name: Function}
+        self._fused = {}                # (device id, fused source) -> (RawModule, {name: Function})
 
     @classmethod
     def get(cls):
@@ -213,17 +213,17 @@ class CupyBackend:
             with cupy.cuda.Device(device):
                 return self.launch_fused(source, launch, device)
         key = (current, source)
-        functions = self._fused.get(key)
-        if functions is None:
+        module = self._fused.get(key)
+        if module is None:
             with self._lock:
-                mod = _set_flags(cupy.RawModule(code=source, options=NVRTC_OPTIONS))
-                functions = {}
-                for name in FUSED_KERNELS:
-                    fn = mod.get_function(name)
-                    functions[name] = getattr(fn, "kernel", fn)
+                module = (_set_flags(cupy.RawModule(code=source, options=NVRTC_OPTIONS)), {})
                 if len(self._fused) >= 256:
                     self._fused.clear()
-                self._fused[key] = functions
+                self._fused[key] = module
+        fn = module[1].get(launch.kernel)
+        if fn is None:          # (a program's source defines its elementwise or reduce kernels)
+            fn = module[0].get_function(launch.kernel)
+            fn = module[1][launch.kernel] = getattr(fn, "kernel", fn)
         params = launch.params
         arg = _kernel_argument(params) if self._fast_args else _opaque(params)
-        functions[launch.kernel](launch.grid, launch.block, (arg,))
+        fn(launch.grid, launch.block, (arg,))

@@ -14,9 +14,12 @@ without a device kernel, a Python int a loop dtype cannot hold, an empty
 result of non-empty leaves, an out= overlapping a leaf other than as the
 same view.
 
+``reduce_run`` does a top-level reduction of the program the same way,
+inside titer.reduce's kernel (NOTE: [fused device reduction]).
+
 The third executor: imports ``device``, ``plan``, ``launcher``, ``dispatch``
-(its allocation order) and ``fuse``; ``titer/_evaluate.py`` reaches it
-through ``_core``.
+(its allocation order), ``reduce`` (the reduction's plan) and ``fuse``;
+``titer/_evaluate.py`` reaches it through ``_core``.
 """
 from collections import namedtuple
 
@@ -29,6 +32,7 @@ from .dispatch import _allocation_dims
 from .device import (DeviceInfo, backend_manifest, check_not_numpy, one_device, stand_in,
                      writeable)
 from .launcher import allocate
+from .reduce import reduce_computed
 
 _WHAT = "titer.evaluate"
 _SOURCES = {}               # (program, out dtype, fast ops) -> fused source
@@ -40,21 +44,10 @@ def run(program, values, consts, out, order, backend=None, record=None):
     `record`: the replay key (``replay_key``) to remember this call's
     launches under."""
     backend = backend or launcher.default_backend()
-    leaves = [values[name] for name in program.leaves]
-    if out is not None:
-        check_not_numpy(_WHAT, [out] + leaves)
-    infos = [DeviceInfo(x) for x in leaves]
-    arrays = leaves + ([out] if out is not None else [])
-    devices = one_device(_WHAT, {backend.device_of(x) for x in arrays})
-    if not _has_kernels(backend, program):
+    ready = _prepare(backend, program, values, consts, out)
+    if ready is None:
         return None
-    fast_ops, exponent_leaves, negative = _powers(program, consts)
-    if fast_ops is None:
-        return None
-    try:
-        konst = fuse.const_bytes(program, consts)
-    except OverflowError:
-        return None                 # NumPy's answer depends on the int's value
+    infos, devices, fast_ops, exponent_leaves, negative, konst = ready
     out_info, out_given = None, out is not None
     if out is not None:
         out_info = DeviceInfo(out)
@@ -71,10 +64,7 @@ def run(program, values, consts, out, order, backend=None, record=None):
     if program.steps and any(s.discards_imaginary for s in program.steps):
         _frontend.warn_discarded_imaginary(stacklevel=4)
     if it.numel:                                # NumPy's ValueError, nothing written
-        if negative:
-            raise ValueError(launcher.NEGATIVE_POWER)
-        for leaf in exponent_leaves:
-            launcher.check_no_negative(backend, infos[leaf], devices)
+        _check_exponents(backend, infos, devices, exponent_leaves, negative)
     if out is None:
         out, out_info = _allocate(backend, it, infos, program.result_dtype, order, devices)
         if order != "K":
@@ -89,13 +79,106 @@ def run(program, values, consts, out, order, backend=None, record=None):
         launches = fuse.plan_fused_launches(piece, bases, konst)
         for launch in launches:
             backend.launch_fused(source, launch, device)
-        if record is not None and not exponent_leaves and not negative \
-                and not any(s.discards_imaginary for s in program.steps) \
-                and not any(s.op == "power" and s.inputs[1].loop_dtype.kind == "i"
-                            for s in program.steps):
+        if record is not None and _replayable(program, exponent_leaves, negative):
             _remember(record, program, source, fast_ops, launches, bases, out_info, infos,
                       out_given)
     return out
+
+
+def _prepare(backend, program, values, consts, out):
+    """What a fused launch needs of the call, or None (compose): (the
+    leaves' DeviceInfos, their device, the power steps' fast ops, the
+    leaves to check for negative integer exponents, whether a constant
+    one is negative, the constants' bytes)."""
+    leaves = [values[name] for name in program.leaves]
+    if out is not None:
+        check_not_numpy(_WHAT, [out] + leaves)
+    infos = [DeviceInfo(x) for x in leaves]
+    arrays = leaves + ([out] if out is not None else [])
+    devices = one_device(_WHAT, {backend.device_of(x) for x in arrays})
+    if not _has_kernels(backend, program):
+        return None
+    fast_ops, exponent_leaves, negative = _powers(program, consts)
+    if fast_ops is None:
+        return None
+    try:
+        konst = fuse.const_bytes(program, consts)
+    except OverflowError:
+        return None                 # NumPy's answer depends on the int's value
+    return infos, devices, fast_ops, exponent_leaves, negative, konst
+
+
+def _check_exponents(backend, infos, devices, exponent_leaves, negative):
+    """NumPy's ValueError for a negative integer exponent, nothing written."""
+    if negative:
+        raise ValueError(launcher.NEGATIVE_POWER)
+    for leaf in exponent_leaves:
+        launcher.check_no_negative(backend, infos[leaf], devices)
+
+
+# -- reductions: the program computed inside titer.reduce's kernel --------------
+
+# NOTE: [fused device reduction] A top-level sum/prod/max/min does not write
+# the program's result: titer.reduce plans the reduction of the result the
+# fused kernel would have allocated (order K: packed in the iteration
+# order) at a virtual address, and its first kernel -- titer_reduce with a
+# source computing the element at each byte offset it would have read
+# (titer_fused.cuh) -- runs the program instead of loading.  The lanes,
+# vectors, trees, splits (the partials' final kernel is the op's own) are
+# titer.reduce's, so the bits are the composed reduction's.  Plans that the
+# elementwise launches would cut (32-bit offsets, more than TITER_MAX_DIMS
+# dims) and out= overlapping a leaf reduce the fused result instead.
+_VIRTUAL_BASE = 1 << 12         # the result's virtual address (aligned as an allocation)
+
+
+def reduce_run(program, values, consts, name, axis, out, backend=None, record=None):
+    """np.<name>.reduce(axis=axis, out=out) of the program's values with
+    no temporary (NOTE: [fused device reduction]), or None: compose.
+    `record`: the replay key (``replay_key``) to remember the launches
+    under (a new result only)."""
+    backend = backend or launcher.default_backend()
+    ready = _prepare(backend, program, values, consts, out)
+    if ready is None:
+        return None
+    infos, devices, fast_ops, exponent_leaves, negative, konst = ready
+    if out is not None and any(DeviceInfo(out).overlaps(i) for i in infos):
+        return None
+    it = _iterate(None, infos, program.result_dtype)
+    if it.numel == 0:
+        return None
+    nargs = 1 + len(infos)
+    shape = tuple(it.shape)
+    strides = tuple(tuple(it.strides(i)) for i in range(nargs))
+    dt = program.result_dtype
+    if strides[0] != _plan.contiguous_strides(shape, dt.itemsize, range(len(shape) - 1, -1, -1)):
+        return None
+    piece = _plan.Piece(shape, strides, (0,) * nargs)
+    if [shape] != [p.shape for big in _plan.split_32bit(piece, _plan.SPLIT_LIMIT)
+                   for p in _plan.split_dims(big)]:
+        return None
+    if program.steps and any(s.discards_imaginary for s in program.steps):
+        _frontend.warn_discarded_imaginary(stacklevel=4)
+    _check_exponents(backend, infos, devices, exponent_leaves, negative)
+    result = it.output(0)
+    virtual = DeviceInfo.of(_VIRTUAL_BASE, result.shape, result.strides, dt)
+    addresses = [_VIRTUAL_BASE] + [i.ptr for i in infos]
+    fparams = fuse.pack_fparams(piece, addresses, konst)
+    kernel = fuse.REDUCE_KERNELS[0 if len(shape) <= 1 else 1]
+
+    sources = []
+
+    def fold(module, T, launch, device):
+        sources.append((module, _reduce_source(program, fast_ops, module, T)))
+        backend.launch_fused(sources[0][1], _plan.Launch(kernel, launch.grid, launch.block,
+                                                         fuse.pack_freduce(launch.params, fparams),
+                                                         launch.numel), device)
+    device = next(iter(devices)) if devices else None
+    trace = {}
+    result = reduce_computed(name, virtual, device, axis, out, fold, backend, trace)
+    if record is not None and trace and sources and _replayable(program, exponent_leaves,
+                                                                negative):
+        _remember_reduction(record, program, sources[0], fast_ops, kernel, trace, fparams)
+    return result
 
 
 # -- replay: a repeated call with the same operand layouts ----------------------
@@ -140,6 +223,14 @@ def replay_key(expr_key, values, out, backend=None):
     return (expr_key, out is None, tuple(parts)), bases, device
 
 
+def _replayable(program, exponent_leaves, negative):
+    """Whether a call's launches may be replayed (NOTE: [fused replay])."""
+    return not exponent_leaves and not negative \
+        and not any(s.discards_imaginary for s in program.steps) \
+        and not any(s.op == "power" and s.inputs[1].loop_dtype.kind == "i"
+                    for s in program.steps)
+
+
 def _remember(key, program, source, fast_ops, launches, bases, out_info, infos, out_given):
     alloc = None if out_given else (out_info.shape, out_info.strides, out_info.dtype)
     # per leaf: its extent, and whether it is laid out as out= is (then the
@@ -165,7 +256,7 @@ def replay(key, consts_of, out, backend=None):
     replay_key); `consts_of(program)`: the constants' values this call.
     None when nothing is recorded or the record does not fit this call."""
     rec = _RECORDS.get(key[0])
-    if rec is None:
+    if type(rec) is not _Record:
         return None
     backend = backend or launcher.default_backend()
     device = key[2]
@@ -203,6 +294,58 @@ def _overlaps(rec, bases):
                 and not (base == bases[0] and same_layout):
             return True
     return False
+
+
+_ReduceRecord = namedtuple("_ReduceRecord",
+                           "program module source fast_ops kernel launches scratch alloc fparams")
+
+
+def _remember_reduction(key, program, module_source, fast_ops, kernel, trace, fparams):
+    if len(_RECORDS) >= _CACHE_LIMIT:
+        _RECORDS.clear()
+    _RECORDS[key[0]] = _ReduceRecord(program, module_source[0], module_source[1], fast_ops,
+                                     kernel, trace["launches"], trace["scratch"], trace["alloc"],
+                                     fparams.tobytes())
+
+
+def replay_reduction(key, consts_of, backend=None):
+    """A recorded fused reduction again (a new result), for leaves at new
+    addresses and this call's constants: the reduction's launches with the
+    new result and partials, the program's parameters with the new leaves
+    (each its operand's base: one piece) and constants.  None when nothing
+    fits."""
+    rec = _RECORDS.get(key[0])
+    if type(rec) is not _ReduceRecord:
+        return None
+    backend = backend or launcher.default_backend()
+    device = key[2]
+    program = rec.program
+    consts = consts_of(program)
+    if rec.fast_ops or any(s.op == "power" for s in program.steps):
+        if _powers(program, consts)[0] != rec.fast_ops:
+            return None
+    try:
+        konst = fuse.const_bytes(program, consts)
+    except OverflowError:
+        return None
+    devices = {device} if device is not None else set()
+    shape, strides, dtype = rec.alloc
+    out = backend.empty(shape, dtype, strides, devices)
+    keep, partial = None, 0
+    if rec.scratch:
+        keep, part = allocate(backend, (rec.scratch,), np.dtype(np.uint8), (1,), devices)
+        partial = part.ptr
+    launches = _plan.replay_reduction(rec.launches, _VIRTUAL_BASE, backend.array_key(out)[1],
+                                      partial, None)
+    fparams = fuse.patch_fparams(rec.fparams, [key[1][name] for name in program.leaves], konst)
+    first = launches[0]
+    backend.launch_fused(rec.source, _plan.Launch(rec.kernel, first.grid, first.block,
+                                                  fuse.pack_freduce(first.params, fparams),
+                                                  first.numel), device)
+    for launch in launches[1:]:
+        backend.launch(rec.module, launch, device)
+    del keep          # freed after the launches are queued: stream order keeps it valid
+    return out
 
 
 def _has_kernels(backend, program):
@@ -270,6 +413,16 @@ def _source(program, out_dtype, fast_ops):
         if len(_SOURCES) >= _CACHE_LIMIT:
             _SOURCES.clear()
         text = _SOURCES[key] = fuse.fused_source(program, out_dtype, fast_ops)
+    return text
+
+
+def _reduce_source(program, fast_ops, op_name, T):
+    key = ("reduce", program, op_name, T, tuple(sorted(fast_ops.items())))
+    text = _SOURCES.get(key)
+    if text is None:
+        if len(_SOURCES) >= _CACHE_LIMIT:
+            _SOURCES.clear()
+        text = _SOURCES[key] = fuse.fused_reduce_source(program, fast_ops, op_name, T)
     return text
 
 

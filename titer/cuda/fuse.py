@@ -14,6 +14,11 @@ temporary per step.
 ``plan_fused_launches`` cuts an iterator plan into launches (32-bit pieces,
 at most TITER_MAX_DIMS dims each) and packs ``titer_fparams`` for each,
 laid out as ``titer_fused.cuh`` declares it (checked on the host shim).
+
+``fused_reduce_source(program, fast_ops, op, loop_dtype)`` writes
+titer.reduce's kernel with the program computing each element it folds
+(``titer_fused_source``), launched with ``pack_freduce``'s parameters:
+a top-level ``sum``/``prod``/``max``/``min`` without the temporary.
 """
 import struct
 
@@ -26,6 +31,7 @@ from . import plan as _plan
 FUSED_ARGS = 8              # TITER_FUSED_ARGS: the output and up to 7 leaves
 FUSED_CONSTS = 32           # TITER_FUSED_CONSTS
 KERNELS = ("titer_fused_1d", "titer_fused_offset")
+REDUCE_KERNELS = ("titer_fused_reduce_1d", "titer_fused_reduce_offset")
 
 # titer_fparams, field for field
 _DATA_AT = 0
@@ -38,6 +44,11 @@ FPARAMS_SIZE = _KONST_AT + 16 * FUSED_CONSTS
 FPARAMS_LAYOUT = (FPARAMS_SIZE, _DATA_AT, _NDIM_AT, _NUMEL_AT, _DIVIDER_AT, _STRIDE_AT,
                   _KONST_AT)
 _VOID = np.dtype((np.void, FPARAMS_SIZE))
+# titer_freduce_params: the reduction's titer_rparams, then titer_fparams
+_FREDUCE_F_AT = -(-_plan.RPARAMS_DTYPE.itemsize // 8) * 8      # (titer_fparams aligns to 8)
+FREDUCE_SIZE = _FREDUCE_F_AT + FPARAMS_SIZE
+FREDUCE_LAYOUT = (FREDUCE_SIZE, 0, _FREDUCE_F_AT)
+_FREDUCE_VOID = np.dtype((np.void, FREDUCE_SIZE))
 _HEAD = struct.Struct("<ii")
 _DIVIDER = struct.Struct("<3I")
 _I32 = struct.Struct("<i")
@@ -80,8 +91,40 @@ def _call(step, k, args, fast_ops, known):
 def fused_source(program, out_dtype, fast_ops=None):
     """The CUDA text of `program` writing dtype `out_dtype` (its result dtype
     or out='s); fast_ops: step index -> the unary op a power step runs."""
-    fast_ops = fast_ops or {}
     known = {}
+    lines = _element(program, np.dtype(out_dtype), fast_ops or {}, known)
+    lines.append("TITER_DEFINE_FUSED_KERNELS(titer_fused_element)")
+    return _source(known, lines)
+
+
+def fused_reduce_source(program, fast_ops, op_name, loop_dtype):
+    """The CUDA text of np.<op_name>.reduce in `loop_dtype` over the
+    program's values: titer.reduce's kernel (its reducer for that loop,
+    the result converted as its _reduce_cast kernel converts) with the
+    program computing each element (titer_fused_source)."""
+    known = {}
+    lines = _element(program, program.result_dtype, fast_ops or {}, known)
+    sig = "%s%s->%s" % ((loop_dtype.char,) * 3)
+    red = build.reducer(_ops.OPS_BY_NAME[op_name], sig)
+    for name, text in red.functions.items():
+        known.setdefault(name, text)
+    lines += red.lines
+    lines.append("TITER_DEFINE_FUSED_REDUCE_KERNELS(titer_fused_element, %s, %s)"
+                 % (red.name, "true" if program.result_dtype != loop_dtype else "false"))
+    return _source(known, lines)
+
+
+def _source(known, lines):
+    head = ["/* titer.evaluate, fused by titer/cuda/fuse.py: do not edit. */",
+            '#include "titer_scalar.cuh"', '#include "titer_kernels.cuh"',
+            '#include "titer_reduce.cuh"', '#include "titer_fused.cuh"', ""]
+    return build.inline_headers("\n".join(head + list(known.values()) + [""] + lines + [""]))
+
+
+def _element(program, out_dtype, fast_ops, known):
+    """The lines of titer_fused_element: one element's leaves (load), the
+    program's value in its result dtype (value) and that value stored as
+    out_dtype (store); each step's device function into `known`."""
     leaf_vars = ["x.l%d" % i for i in range(len(program.leaves))]
     current = {}                    # register -> the variable holding its value
     body = []
@@ -99,16 +142,12 @@ def fused_source(program, out_dtype, fast_ops=None):
                     % (_ctype(step.out_dtype), k, _call(step, k, args, fast_ops, known),
                        _comment(step.text)))
         current[step.out_reg] = "s%d" % k
-    last = program.steps[-1]
-    result = _convert("s%d" % (len(program.steps) - 1), last.out_dtype, np.dtype(out_dtype))
-    nargs = 1 + len(program.leaves)
-    lines = ["/* titer.evaluate, fused by titer/cuda/fuse.py: do not edit. */",
-             '#include "titer_scalar.cuh"', '#include "titer_kernels.cuh"',
-             '#include "titer_fused.cuh"', ""]
-    lines += list(known.values())
-    lines += ["", "struct titer_fused_element {",
-              "    enum { NARGS = %d };" % nargs,
-              "    struct leaves {"]
+    result = program.result_dtype
+    lines = ["struct titer_fused_element {",
+             "    enum { NARGS = %d, value_code = %d };" % (1 + len(program.leaves),
+                                                            _code(result)),
+             "    typedef %s value_t;" % _ctype(result),
+             "    struct leaves {"]
     lines += ["        %s l%d;" % (_ctype(dt), i) for i, dt in enumerate(program.leaf_dtypes)]
     lines += ["    };",
               "    static __device__ __forceinline__ void load(const titer_fparams &p, "
@@ -116,12 +155,17 @@ def fused_source(program, out_dtype, fast_ops=None):
     lines += ["        x.l%d = *(const %s *)(p.data[%d] + off[%d]);" % (i, _ctype(dt), i + 1, i + 1)
               for i, dt in enumerate(program.leaf_dtypes)]
     lines += ["    }",
-              "    static __device__ __forceinline__ void store(const titer_fparams &p, "
-              "const int32_t *off, const leaves &x) {"]
+              "    static __device__ __forceinline__ value_t value(const titer_fparams &p, "
+              "const leaves &x) {"]
     lines += body
-    lines += ["        *(%s *)(p.data[0] + off[0]) = %s;" % (_ctype(np.dtype(out_dtype)), result),
-              "    }", "};", "TITER_DEFINE_FUSED_KERNELS(titer_fused_element)", ""]
-    return build.inline_headers("\n".join(lines))
+    lines += ["        return s%d;" % (len(program.steps) - 1),
+              "    }",
+              "    static __device__ __forceinline__ void store(const titer_fparams &p, "
+              "const int32_t *off, const leaves &x) {",
+              "        *(%s *)(p.data[0] + off[0]) = %s;"
+              % (_ctype(out_dtype), _convert("value(p, x)", result, out_dtype)),
+              "    }", "};"]
+    return lines
 
 
 def _comment(text):
@@ -180,6 +224,27 @@ def pack_fparams(piece, addresses, konst):
     for i, b in enumerate(konst):
         raw[_KONST_AT + 16 * i:_KONST_AT + 16 * i + len(b)] = b
     return np.frombuffer(raw, _VOID)
+
+
+def patch_fparams(raw, leaf_addresses, konst):
+    """Recorded titer_fparams bytes of a one-piece plan with new leaf
+    addresses (the operands after the output) and constants."""
+    raw = bytearray(raw)
+    for i, a in enumerate(leaf_addresses):
+        _U64.pack_into(raw, _DATA_AT + 8 * (i + 1), a & 0xFFFFFFFFFFFFFFFF)
+    for i, b in enumerate(konst):
+        raw[_KONST_AT + 16 * i:_KONST_AT + 16 * i + len(b)] = b
+    return np.frombuffer(raw, _VOID)
+
+
+def pack_freduce(rparams, fparams):
+    """titer_freduce_params of a reduction's titer_rparams and a program's
+    titer_fparams."""
+    raw = bytearray(FREDUCE_SIZE)
+    r = rparams.tobytes()
+    raw[:len(r)] = r
+    raw[_FREDUCE_F_AT:] = fparams.tobytes()
+    return np.frombuffer(raw, _FREDUCE_VOID)
 
 
 def plan_fused_launches(piece, bases, konst, limit=None):

@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from .. import _frontend
-from . import build, plan
+from . import build, fuse, plan
 
 
 class HostArray:
@@ -96,6 +96,8 @@ def fused_library(source, cache_dir=None):
     out = ctypes.CDLL(lib)
     out.titer_host_launch_fused.argtypes = [ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint,
                                             ctypes.c_void_p]
+    out.titer_host_launch_fused_reduce.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 4 + [
+        ctypes.c_void_p]
     return out
 
 
@@ -206,8 +208,14 @@ class HostBackend:
         self.launched.append(launch.kernel)
         self.launches.append(launch)
         params = np.array(launch.params)
-        lib.titer_host_launch_fused(ctypes.cast(getattr(lib, launch.kernel), ctypes.c_void_p),
-                                    launch.grid[0], launch.block[0], params.ctypes.data)
+        fn = ctypes.cast(getattr(lib, launch.kernel), ctypes.c_void_p)
+        if launch.kernel in fuse.REDUCE_KERNELS:        # blocks with barriers
+            assert launch.block[0] * launch.block[1] <= plan.RBLOCK
+            lib.titer_host_launch_fused_reduce(fn, launch.grid[0], launch.grid[1],
+                                               launch.block[0], launch.block[1],
+                                               params.ctypes.data)
+            return
+        lib.titer_host_launch_fused(fn, launch.grid[0], launch.block[0], params.ctypes.data)
 
     def rparams_layout(self):
         out = (ctypes.c_int64 * 21)()

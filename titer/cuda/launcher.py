@@ -44,9 +44,11 @@ def sm_count(backend):
     return get() if get is not None else 132
 
 
-def run_reduction(backend, module, entry, T, resk, src, init, ordered, devices):
+def run_reduction(backend, module, entry, T, resk, src, init, ordered, devices, fused=None):
     """Plan and launch one reduction of src (any dtype) into resk (T,
-    keepdims shape, reduced dims stride 0); (launches, scratch bytes)."""
+    keepdims shape, reduced dims stride 0); (launches, scratch bytes).
+    fused: src holds no values but describes the result of a program
+    that computes them (titer/cuda/evaluate.py) and launches the fold."""
     cfg = (_core.IterConfig().is_reduction(True).resize_outputs(False)
            .check_all_same_dtype(False).check_mem_overlap(False))
     cfg.add_output(stand_in(resk.shape, resk.strides, T))
@@ -55,13 +57,15 @@ def run_reduction(backend, module, entry, T, resk, src, init, ordered, devices):
     rp = _plan.split_reduction(tuple(it.shape), tuple(it.strides(0)), tuple(it.strides(1)))
     return launch_reduction(backend, module, entry["stem"], entry["reduce_acc"], rp, src.ptr,
                             resk.ptr, dtype_code(src.dtype), dtype_code(T),
-                            init.tobytes() if init is not None else None, ordered, devices)
+                            init.tobytes() if init is not None else None, ordered, devices,
+                            fused and (lambda launch, device: fused(module, T, launch, device)))
 
 
 def launch_reduction(backend, module, stem, acc_size, rp, in_addr, out_addr, in_code,
-                     loop_code, init_bytes, ordered, devices):
+                     loop_code, init_bytes, ordered, devices, fold=None):
     """Plan one reduction plan's launches (and scratch) and launch them;
-    (launches, scratch bytes)."""
+    (launches, scratch bytes).  fold(launch, device): launches the first
+    kernel instead (a fused reduction's)."""
     scratch, launches = _plan.plan_reduction(stem, rp, in_addr, out_addr, in_code, loop_code,
                                              init_bytes, ordered, acc_size, sm_count(backend))
     keep = None
@@ -69,8 +73,11 @@ def launch_reduction(backend, module, stem, acc_size, rp, in_addr, out_addr, in_
         keep, part = allocate(backend, (scratch,), np.uint8, (1,), devices)
         _plan.set_partial(launches, part.ptr)
     device = next(iter(devices)) if devices else None
-    for launch in launches:
-        backend.launch(module, launch, device)
+    for k, launch in enumerate(launches):
+        if k == 0 and fold is not None:
+            fold(launch, device)
+        else:
+            backend.launch(module, launch, device)
     del keep          # freed after the launches are queued: stream order keeps it valid
     return launches, scratch
 

@@ -45,8 +45,26 @@ def reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, initial=np.
         done, key = plan_cache.replay_reduction(backend, name, x, axis, dtype, keepdims, initial)
         if done is not None:
             return done
-    op, ufunc = _frontend.reduction_op(name)
     xi = _device_input("titer.reduce", x)
+    return _reduce(backend, name, xi, {backend.device_of(x)}, axis, dtype, out, keepdims,
+                   initial, where, key)
+
+
+def reduce_computed(name, xi, device, axis, out, fused, backend, trace=None):
+    """``numpy.<name>.reduce(axis=axis, out=out)`` of values no array
+    holds: `xi` describes the result a program would write (its address a
+    virtual one) and ``fused(module, T, launch, device)`` launches the
+    reduction's first kernel computing them (titer/cuda/evaluate.py);
+    the rest is titer.reduce's.  `trace` (a dict) gets what a replay
+    needs where the result is a new array: the planned launches, the
+    scratch bytes, the result's (shape, strides, dtype)."""
+    return _reduce(backend, name, xi, {device}, axis, None, out, False, np._NoValue, True,
+                   None, fused, trace)
+
+
+def _reduce(backend, name, xi, x_devices, axis, dtype, out, keepdims, initial, where, key,
+            fused=None, trace=None):
+    op, ufunc = _frontend.reduction_op(name)
     axes = _frontend.normalize_axes(axis, len(xi.shape))
     _frontend.check_reorder(op, axes)
     out, oi = _device_output("titer.reduce", out)
@@ -57,7 +75,7 @@ def reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, initial=np.
     nred = _plan.numel([xi.shape[d] for d in axes])
     identity, start = _frontend.reduction_start(op, ufunc, initial, where is not True, nred)
     mask = _reduction_mask(where, xi)
-    devices = one_device("titer.reduce", _devices(backend, x, out, mask))
+    devices = one_device("titer.reduce", x_devices | _devices(backend, out, mask))
     init = _core._scalar_bytes(start, T) if start is not None else None
     _check_integer_power(op, T, xi, axes, init, backend, devices)
 
@@ -77,7 +95,7 @@ def reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, initial=np.
           and op.name not in _ops.ABSORBING):
         copy_view(backend, resk, init, devices)
         if mask is not False:
-            _masked_left_fold(backend, op.name, x, mask, axes, res_arr, keepdims, T)
+            _masked_left_fold(backend, op.name, xi.array, mask, axes, res_arr, keepdims, T)
     elif _plan.numel(result_shape) > 0:
         src = xi
         if mask is not True:
@@ -85,7 +103,10 @@ def reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, initial=np.
             src = _masked_input(backend, xi, T, mask, fill, devices)
         ordered = op.name not in _ops.REORDERABLE
         launches, scratch = launcher.run_reduction(backend, op.name, entry, T, resk, src, init,
-                                                   ordered, devices)
+                                                   ordered, devices, fused)
+        if trace is not None and oi is None:
+            trace.update(launches=launches, scratch=scratch,
+                         alloc=(result_shape, res.strides, T))
         if key is not None and not (op.name == "power" and T.kind == "i"):
             plan_cache.remember_reduction(
                 backend, key, op.name, T, identity, res, launches, scratch,
@@ -116,8 +137,8 @@ def _device_output(what, out):
     return out, oi
 
 
-def _devices(backend, x, out=None, mask=True):
-    devices = {backend.device_of(x)}
+def _devices(backend, out=None, mask=True):
+    devices = set()
     if out is not None:
         devices.add(backend.device_of(out))
     if isinstance(mask, DeviceInfo):
@@ -237,7 +258,7 @@ def accumulate(name, x, axis=0, dtype=None, out=None, backend=None):
     if oi is not None:
         _frontend.check_scan_out(oi.shape, xi.shape, writeable(out))
     T, entry = _loop(backend, op, ufunc, xi, dtype, oi)
-    devices = one_device("titer.accumulate", _devices(backend, x, out))
+    devices = one_device("titer.accumulate", {backend.device_of(x)} | _devices(backend, out))
     direct = oi is not None and oi.dtype == T and (oi.same_view(xi) or not oi.overlaps(xi))
     if direct:
         res_arr, res = out, oi

@@ -7,8 +7,11 @@
  *  - TITER_DEFINE_FUSED_KERNELS(ELEMENT): a one-dim kernel (offsets are
  *    index * stride: no division) and an offset-calculator kernel, both
  *    loading every element's leaves before computing (ATen's unrolled shape).
- * Included after titer_scalar.cuh and titer_kernels.cuh.  The layout of
- * titer_fparams is mirrored in titer/cuda/fuse.py. */
+ *  - TITER_DEFINE_FUSED_REDUCE_KERNELS(ELEMENT, RED, CAST): titer.reduce's
+ *    kernel (titer_reduce.cuh) with the program computing its elements.
+ * Included after titer_scalar.cuh, titer_kernels.cuh and titer_reduce.cuh.
+ * The layouts of titer_fparams and titer_freduce_params are mirrored in
+ * titer/cuda/fuse.py. */
 #ifndef TITER_FUSED_CUH
 #define TITER_FUSED_CUH
 
@@ -57,6 +60,61 @@ static __device__ __forceinline__ void titer_fused_loop(const titer_fparams &p) 
         if (first + u * TITER_BLOCK < n) E::store(p, off[u], x[u]);
 }
 
+/* A reduction of the program's values computed inside the reduction kernel
+ * (titer/cuda/evaluate.py, reduce_run): `r` is the plan titer.reduce makes
+ * for the result the composed calls would write -- its address `r.in` a
+ * virtual one, only offsets from it count -- and `f` the program's plan
+ * over the same elements, that result packed in the iteration order, so an
+ * element's byte offset over its size is its linear index there.  The
+ * source hands titer_reduce each element where the memory source would
+ * have read it, so the fold, the lanes and the trees are titer.reduce's. */
+struct titer_freduce_params {
+    titer_rparams r;
+    titer_fparams f;
+};
+
+template <class R, class E, bool CAST, bool ONE_DIM> struct titer_fused_source {
+    const titer_fparams &f;
+    enum { vectors = !CAST };
+    typedef typename E::value_t value_t;
+    __device__ __forceinline__ value_t value(uint32_t i) const {
+        int32_t off[E::NARGS];
+        if (ONE_DIM) {
+#pragma unroll
+            for (int arg = 0; arg < E::NARGS; arg++) off[arg] = (int32_t)i * f.stride[0][arg];
+        } else {
+            titer_offsets_of<E::NARGS, TITER_FUSED_ARGS>(f.size, f.stride, f.ndim, i, off);
+        }
+        typename E::leaves x;
+        E::load(f, off, x);
+        return E::value(f, x);
+    }
+    __device__ __forceinline__ typename R::A load(const titer_rparams &p, const char *x) const {
+        const value_t v = value((uint32_t)((uint64_t)(x - p.in) / sizeof(value_t)));
+        if constexpr (CAST) return R::load(titer_convert<R::code, E::value_code>(v));
+        else return R::load(v);
+    }
+    template <int V>
+    __device__ __forceinline__ titer_vec<typename R::T, V> vec(const titer_rparams &p,
+                                                              const char *base, uint64_t v) const {
+        titer_vec<typename R::T, V> out;
+        const uint32_t first = (uint32_t)((uint64_t)(base - p.in) / sizeof(value_t) + v * V);
+#pragma unroll
+        for (int k = 0; k < V; k++) out.v[k] = value(first + k);
+        return out;
+    }
+};
+
+#define TITER_DEFINE_FUSED_REDUCE_KERNELS(ELEMENT, RED, CAST)                              \
+    extern "C" __global__ void __launch_bounds__(TITER_RBLOCK)                             \
+    titer_fused_reduce_1d(const titer_freduce_params p) {                                  \
+        titer_reduce<RED>(p.r, titer_fused_source<RED, ELEMENT, CAST, true>{p.f});         \
+    }                                                                                      \
+    extern "C" __global__ void __launch_bounds__(TITER_RBLOCK)                             \
+    titer_fused_reduce_offset(const titer_freduce_params p) {                              \
+        titer_reduce<RED>(p.r, titer_fused_source<RED, ELEMENT, CAST, false>{p.f});        \
+    }
+
 #define TITER_DEFINE_FUSED_KERNELS(ELEMENT)                                          \
     extern "C" __global__ void __launch_bounds__(TITER_BLOCK)                        \
     titer_fused_1d(const titer_fparams p) { titer_fused_loop<ELEMENT, true>(p); }    \
@@ -69,6 +127,27 @@ static __device__ __forceinline__ void titer_fused_loop(const titer_fparams &p) 
 extern "C" void titer_host_launch_fused(void (*kernel)(titer_fparams), unsigned int grid,
                                         unsigned int block, const titer_fparams *p) {
     titer_host_run_grid(kernel, grid, block, p);
+}
+
+static void (*titer_freduce_kernel)(titer_freduce_params);
+static void titer_call_freduce(const void *p) {
+    titer_freduce_kernel(*(const titer_freduce_params *)p);
+}
+
+/* A fused reduction's launch: its blocks' threads as fibers (barriers). */
+extern "C" void titer_host_launch_fused_reduce(void (*kernel)(titer_freduce_params),
+                                               unsigned int gx, unsigned int gy,
+                                               unsigned int bx, unsigned int by,
+                                               const titer_freduce_params *p) {
+    titer_freduce_kernel = kernel;
+    titer_run_blocks(titer_call_freduce, gx, gy, bx, by, p);
+}
+
+/* sizeof titer_freduce_params and the offsets of its two plans. */
+extern "C" void titer_host_freduce_layout(int64_t *out) {
+    out[0] = (int64_t)sizeof(titer_freduce_params);
+    out[1] = (int64_t)offsetof(titer_freduce_params, r);
+    out[2] = (int64_t)offsetof(titer_freduce_params, f);
 }
 
 /* sizeof and field offsets of titer_fparams, for titer/cuda/fuse.py. */
