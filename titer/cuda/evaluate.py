@@ -262,13 +262,8 @@ def replay(key, consts_of, out, backend=None):
     device = key[2]
     program = rec.program
     leaf_bases = [key[1][name] for name in program.leaves]
-    consts = consts_of(program)
-    if rec.fast_ops or any(s.op == "power" for s in program.steps):
-        if _powers(program, consts)[0] != rec.fast_ops:
-            return None
-    try:
-        konst = fuse.const_bytes(program, consts)
-    except OverflowError:
+    konst = _replay_constants(rec, consts_of(program))
+    if konst is None:
         return None
     devices = {device} if device is not None else set()
     if out is None:
@@ -282,6 +277,20 @@ def replay(key, consts_of, out, backend=None):
     for launch in rec.template.replay(bases, konst):
         backend.launch_fused(rec.source, launch, device)
     return out
+
+
+def _replay_constants(rec, consts):
+    """This call's constants' bytes for a record, or None where they do not
+    fit it (a power step's exponent now picks another fast op, an int its
+    dtype cannot hold)."""
+    program = rec.program
+    if rec.fast_ops or any(s.op == "power" for s in program.steps):
+        if _powers(program, consts)[0] != rec.fast_ops:
+            return None
+    try:
+        return fuse.const_bytes(program, consts)
+    except OverflowError:
+        return None
 
 
 def _overlaps(rec, bases):
@@ -320,13 +329,8 @@ def replay_reduction(key, consts_of, backend=None):
     backend = backend or launcher.default_backend()
     device = key[2]
     program = rec.program
-    consts = consts_of(program)
-    if rec.fast_ops or any(s.op == "power" for s in program.steps):
-        if _powers(program, consts)[0] != rec.fast_ops:
-            return None
-    try:
-        konst = fuse.const_bytes(program, consts)
-    except OverflowError:
+    konst = _replay_constants(rec, consts_of(program))
+    if konst is None:
         return None
     devices = {device} if device is not None else set()
     shape, strides, dtype = rec.alloc
