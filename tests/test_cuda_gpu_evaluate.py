@@ -367,6 +367,11 @@ def test_fused_reductions_into_out_and_what_reduces_the_fused_result(fused_launc
         same_bits(out, want)
         np.testing.assert_allclose(cp.asnumpy(out), titer.evaluate("sum(m * row + 1, axis=0)",
                                                                    host), rtol=1e-6)
+    total = cp.zeros((), np.float64)          # over everything into a 0-d out=, another dtype
+    assert titer.evaluate("sum(f * g)", env, out=total) is total
+    want = cp.zeros((), np.float64)
+    composed("sum(f * g)", env, out=want)
+    same_bits(total, want)
     del fused_launches[:]
     row = device_like(cp, host["row"])
     want = composed("max(m * row, axis=0)", {"m": env["m"], "row": device_like(cp, host["row"])})
