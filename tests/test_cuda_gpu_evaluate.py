@@ -131,6 +131,16 @@ def same_bits(got, want):
 FUSED_SEEDS = range(120)
 
 
+def fused_like_composed(expr, denv):
+    """titer.evaluate on device operands: the composed calls' error, or
+    their bits."""
+    want, _, want_exc = outcome(lambda: composed(expr, denv))
+    got, _, got_exc = outcome(lambda: titer.evaluate(expr, denv))
+    assert got_exc == want_exc, expr
+    if want_exc is None and isinstance(want, cp.ndarray):
+        same_bits(got, want)
+
+
 @pytest.mark.parametrize("seed", FUSED_SEEDS)
 def test_random_expressions_fused_give_the_composed_device_bits(seed, fused_launches):
     """Every step of the fused kernel is the device function the op's own
@@ -139,11 +149,7 @@ def test_random_expressions_fused_give_the_composed_device_bits(seed, fused_laun
     tree, env = random_case(seed, max_depth=4)
     expr = render(tree)
     denv = on_device(env)
-    want, _, want_exc = outcome(lambda: composed(expr, denv))
-    got, _, got_exc = outcome(lambda: titer.evaluate(expr, denv))
-    assert got_exc == want_exc, expr
-    if want_exc is None and isinstance(want, cp.ndarray):
-        same_bits(got, want)
+    fused_like_composed(expr, denv)
     if fused_launches:
         assert "fused kernel" in titer.explain_evaluate(expr, denv), expr
 
@@ -388,13 +394,7 @@ def test_fused_reductions_into_out_and_what_reduces_the_fused_result(fused_launc
 def test_random_fused_reductions_give_the_composed_device_bits(seed):
     tree, env = random_case(seed, max_depth=3)
     kind = ("sum", "prod", "max", "min")[seed % 4]
-    expr = "%s(%s)" % (kind, render(tree))
-    denv = on_device(env)
-    want, _, want_exc = outcome(lambda: composed(expr, denv))
-    got, _, got_exc = outcome(lambda: titer.evaluate(expr, denv))
-    assert got_exc == want_exc, expr
-    if want_exc is None and isinstance(want, cp.ndarray):
-        same_bits(got, want)
+    fused_like_composed("%s(%s)" % (kind, render(tree)), on_device(env))
 
 
 def test_repeated_fused_reductions_replay_the_recorded_launches(fused_launches, monkeypatch):

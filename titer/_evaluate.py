@@ -462,56 +462,57 @@ def _device_call(expr, tree, values, out, casting, order):
 
 def _device_fused(expr, arg, values, out, casting, order):
     """The fused kernel's result, or None (compose)."""
-    found = _core._cuda_entry("evaluate", "replay_key")(
-        _exponent_key(expr, casting, order, values), values, out)
-    if found is not None:       # a repeated call: the recorded launches, re-addressed
-        try:
-            result = _core._cuda_entry("evaluate", "replay")(
-                found, lambda program: _constants(program, values), out)
-        except OverflowError:
-            result = None
-        if result is not None:
-            return result
-    if any(isinstance(x, np.ndarray) and x.ndim for x in values.values()):
-        return None                 # NumPy arrays beside device ones: the calls' TypeError
-    run = _core._cuda_entry("evaluate", "run")
-    planned = _device_program(expr, arg, values, casting, None if out is None else out.dtype)
+    result, found = _replayed("replay", _exponent_key(expr, casting, order, values), values, out)
+    if result is not None:
+        return result
+    planned = _planned(expr, arg, values, casting, None if out is None else out.dtype)
     if planned is None:
         return None
-    program, scalars = planned
-    try:
-        consts = _constants(program, scalars)
-    except OverflowError:
-        return None                 # a prelude value's dtype depends on its value
-    return run(program, values, consts, out, order, record=found)
+    return _core._cuda_entry("evaluate", "run")(planned[0], values, planned[1], out, order,
+                                                record=found)
 
 
 def _device_fused_reduction(expr, tree, values, out, casting):
     """The reduction with the program inside its kernel, or None."""
-    found = None
-    if out is None:             # a repeated call: the recorded launches, re-addressed
-        found = _core._cuda_entry("evaluate", "replay_key")(
-            ("reduce",) + _exponent_key(expr, casting, "K", values), values, None)
-        if found is not None:
-            try:
-                result = _core._cuda_entry("evaluate", "replay_reduction")(
-                    found, lambda program: _constants(program, values))
-            except OverflowError:
-                result = None
-            if result is not None:
-                return result
+    result, found = None, None
+    if out is None:             # (a new result is recorded, not an out=)
+        result, found = _replayed("replay_reduction",
+                                  ("reduce",) + _exponent_key(expr, casting, "K", values),
+                                  values, None)
+    if result is not None:
+        return result
+    planned = _planned(expr, tree.arg, values, casting, None)
+    if planned is None:
+        return None
+    return _core._cuda_entry("evaluate", "reduce_run")(planned[0], values, planned[1], tree.op,
+                                                       tree.axis, out, record=found)
+
+
+def _replayed(entry, key, values, out):
+    """(the result of a repeated call's recorded launches, re-addressed, or
+    None; the replay key to record this call under, or None)."""
+    found = _core._cuda_entry("evaluate", "replay_key")(key, values, out)
+    if found is None:
+        return None, None
+    try:
+        return _core._cuda_entry("evaluate", entry)(
+            found, lambda program: _constants(program, values), out), found
+    except OverflowError:
+        return None, found
+
+
+def _planned(expr, arg, values, casting, out_dtype):
+    """(the device program, its constants' values), or None: compose."""
     if any(isinstance(x, np.ndarray) and x.ndim for x in values.values()):
         return None                 # NumPy arrays beside device ones: the calls' TypeError
-    planned = _device_program(expr, tree.arg, values, casting, None)
+    planned = _device_program(expr, arg, values, casting, out_dtype)
     if planned is None:
         return None
     program, scalars = planned
     try:
-        consts = _constants(program, scalars)
+        return program, _constants(program, scalars)
     except OverflowError:
-        return None
-    return _core._cuda_entry("evaluate", "reduce_run")(program, values, consts, tree.op,
-                                                       tree.axis, out, record=found)
+        return None                 # a prelude value's dtype depends on its value
 
 
 def _exponent_key(expr, casting, order, values):

@@ -255,16 +255,13 @@ def replay(key, consts_of, out, backend=None):
     """The recorded call again for operands at new addresses (`key` from
     replay_key); `consts_of(program)`: the constants' values this call.
     None when nothing is recorded or the record does not fit this call."""
-    rec = _RECORDS.get(key[0])
-    if type(rec) is not _Record:
+    rec, konst = _record_of(key, _Record, consts_of)
+    if rec is None:
         return None
     backend = backend or launcher.default_backend()
     device = key[2]
     program = rec.program
     leaf_bases = [key[1][name] for name in program.leaves]
-    konst = _replay_constants(rec, consts_of(program))
-    if konst is None:
-        return None
     devices = {device} if device is not None else set()
     if out is None:
         shape, strides, dtype = rec.alloc
@@ -279,18 +276,23 @@ def replay(key, consts_of, out, backend=None):
     return out
 
 
-def _replay_constants(rec, consts):
-    """This call's constants' bytes for a record, or None where they do not
-    fit it (a power step's exponent now picks another fast op, an int its
-    dtype cannot hold)."""
+def _record_of(key, kind, consts_of):
+    """(the record of `kind` under the key, this call's constants' bytes
+    for it), or (None, None): none, or the constants do not fit it (a
+    power step's exponent now picks another fast op, an int its dtype
+    cannot hold)."""
+    rec = _RECORDS.get(key[0])
+    if type(rec) is not kind:
+        return None, None
     program = rec.program
+    consts = consts_of(program)
     if rec.fast_ops or any(s.op == "power" for s in program.steps):
         if _powers(program, consts)[0] != rec.fast_ops:
-            return None
+            return None, None
     try:
-        return fuse.const_bytes(program, consts)
+        return rec, fuse.const_bytes(program, consts)
     except OverflowError:
-        return None
+        return None, None
 
 
 def _overlaps(rec, bases):
@@ -317,21 +319,18 @@ def _remember_reduction(key, program, module_source, fast_ops, kernel, trace, fp
                                      fparams.tobytes())
 
 
-def replay_reduction(key, consts_of, backend=None):
-    """A recorded fused reduction again (a new result), for leaves at new
-    addresses and this call's constants: the reduction's launches with the
-    new result and partials, the program's parameters with the new leaves
-    (each its operand's base: one piece) and constants.  None when nothing
-    fits."""
-    rec = _RECORDS.get(key[0])
-    if type(rec) is not _ReduceRecord:
+def replay_reduction(key, consts_of, out=None, backend=None):
+    """A recorded fused reduction again (a new result: out is None), for
+    leaves at new addresses and this call's constants: the reduction's
+    launches with the new result and partials, the program's parameters
+    with the new leaves (each its operand's base: one piece) and
+    constants.  None when nothing fits."""
+    rec, konst = _record_of(key, _ReduceRecord, consts_of)
+    if rec is None or out is not None:
         return None
     backend = backend or launcher.default_backend()
     device = key[2]
     program = rec.program
-    konst = _replay_constants(rec, consts_of(program))
-    if konst is None:
-        return None
     devices = {device} if device is not None else set()
     shape, strides, dtype = rec.alloc
     out = backend.empty(shape, dtype, strides, devices)
