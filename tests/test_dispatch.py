@@ -33,31 +33,63 @@ def test_baseline_is_always_there_and_the_best_runnable_is_used():
         assert ACTIVE == RUNNABLE[-1]
 
 
-@pytest.mark.parametrize("level", [lvl for lvl in RUNNABLE if lvl != ACTIVE])
-def test_differential_suite_under_every_other_runnable_level(level):
+OTHER_LEVELS = [lvl for lvl in RUNNABLE if lvl != ACTIVE]
+# the suites each other level reruns: the differential suite, and the tests
+# of the fast-path and vector-libm loops each level builds its own (the
+# avx512 unit calls the AVX-512 variants)
+LEVEL_SUITES = {
+    "differential": ("test_elementwise.py", "test_tiled.py", "test_streaming.py",
+                     "test_reduce.py", "test_reduce_accumulate.py", "test_reduce_widening.py",
+                     "test_reduce_vector_leaves.py"),
+    "vectorized": ("test_veclib.py", "test_catalog.py", "-k",
+                   "fast_path or veclib or test_in_range or test_same_bits or test_range_ends"),
+}
+
+
+@pytest.fixture(scope="module")
+def level_runs(tmp_path_factory):
+    """Every (suite, level) run started at once, each a pytest process with
+    TITER_CPU_DISPATCH set: they share the cores (most of the suite is one
+    thread), about half the wall time of one after another."""
+    runs = {}
+    for suite, files_and_options in LEVEL_SUITES.items():
+        for level in OTHER_LEVELS:
+            args = [os.path.join(TESTS, a) if a.endswith(".py") else a
+                    for a in files_and_options]
+            log = tmp_path_factory.mktemp("level") / ("%s-%s.log" % (suite, level))
+            with open(log, "w") as f:
+                proc = subprocess.Popen(
+                    [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"] + args,
+                    env=dict(os.environ, TITER_CPU_DISPATCH=level, PYTHONPATH=IMPORT_PATH),
+                    stdout=f, stderr=subprocess.STDOUT, text=True)
+            runs[suite, level] = proc, log
+    yield runs
+    for proc, _ in runs.values():
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def _passed(level_runs, suite, level):
+    proc, log = level_runs[suite, level]
+    returncode = proc.wait()
+    output = log.read_text()
+    assert returncode == 0, output[-5000:]
+    assert " passed" in output
+
+
+@pytest.mark.parametrize("level", OTHER_LEVELS)
+def test_differential_suite_under_every_other_runnable_level(level_runs, level):
     """The suite already ran under the default level; rerun it under each
     other level this CPU executes."""
-    _run_tests_at(level, "test_elementwise.py", "test_tiled.py", "test_streaming.py",
-                  "test_reduce.py", "test_reduce_accumulate.py", "test_reduce_widening.py",
-                  "test_reduce_vector_leaves.py")
+    _passed(level_runs, "differential", level)
 
 
-@pytest.mark.parametrize("level", [lvl for lvl in RUNNABLE if lvl != ACTIVE])
-def test_vectorized_paths_under_every_other_runnable_level(level):
+@pytest.mark.parametrize("level", OTHER_LEVELS)
+def test_vectorized_paths_under_every_other_runnable_level(level_runs, level):
     """Each level builds its own fast-path and vector-libm loops (the
     avx512 unit calls the AVX-512 variants): their tests rerun at each."""
-    _run_tests_at(level, "test_veclib.py", "test_catalog.py", "-k",
-                  "fast_path or veclib or test_in_range or test_same_bits or test_range_ends")
-
-
-def _run_tests_at(level, *files_and_options):
-    args = [os.path.join(TESTS, a) if a.endswith(".py") else a for a in files_and_options]
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"] + args,
-        env=dict(os.environ, TITER_CPU_DISPATCH=level, PYTHONPATH=IMPORT_PATH),
-        capture_output=True, text=True)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
-    assert " passed" in result.stdout
+    _passed(level_runs, "vectorized", level)
 
 
 @pytest.mark.parametrize("level", RUNNABLE)
