@@ -593,6 +593,41 @@ def test_full_half_and_complex_sums_follow_pairwise_tree(small_leaves, threads, 
             assert_same(titer.evaluate("prod(b * 1)", env), product)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_slab_reductions_are_laid_out_as_the_composed_ones(threads):
+    """A reduction in slabs (here: a middle axis after fewer than 8 kept
+    columns) reduces into a result laid out as titer.reduce lays out the
+    composed result's -- that layout orders the reduction, so the bits
+    (NumPy's reduce into a C-order out= adds in another order)."""
+    from titer import _evaluate
+    assert _evaluate._FUSED_COLUMNS_MIN > 2
+    rng = np.random.default_rng(23)
+    cases = [rng.standard_normal((3, 180, 2)).astype(np.float32).transpose(2, 1, 0),
+             (rng.standard_normal((30, 115, 5)) * (1 + 1j)).transpose(2, 1, 0),
+             np.asfortranarray(rng.standard_normal((4, 300, 6)))]
+    with titer.num_threads(threads):
+        for x in cases:
+            for axis in (1, (0, 1), (1, 2)):
+                got = titer.evaluate("sum(x * x + 1, axis=%r)" % (axis,))
+                want = titer.reduce("add", titer.evaluate("x * x + 1"), axis)
+                assert_same(got, want)
+                assert got.tobytes() == want.tobytes() and got.strides == want.strides, axis
+
+
+def test_a_float16_sum_that_overflows_as_it_is_stored_warns():
+    """A float16 sum kept in float overflows only when it is rounded to
+    float16 at the end (after the pass's pieces are joined): NumPy's
+    warning, and under errstate(over="raise") its error."""
+    x = np.full(40000, 2.0, np.float16)
+    got, caught = ordered_warnings(lambda: titer.evaluate("sum(x * 1)", {"x": x}))
+    want, expected = ordered_warnings(lambda: titer.reduce("add", titer_call("multiply", x, 1)))
+    assert caught == expected == ["overflow encountered in reduce"]
+    assert_same(got, want)
+    with np.errstate(over="raise"):
+        with pytest.raises(FloatingPointError):
+            titer.evaluate("prod(x * 1)", {"x": x})
+
+
 def ordered_warnings(fn):
     """(result or exception class, the warnings' messages in order)."""
     with warnings.catch_warnings(record=True) as caught:

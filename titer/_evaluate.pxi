@@ -702,6 +702,9 @@ cdef class EvalPass:
             if status < 0:
                 raise MemoryError("titer.evaluate: no memory for the blocks of this call")
             _raise_loop_error()
+            # the joins and the stores raise flags too (a float16 sum kept
+            # in float overflows only as it is stored, as titer.reduce's)
+            titer_clear_fp_flags(FPE_MASK)
             for row in range(nrows):
                 if in_order:
                     memcpy(acc, partials + row * kit.acc_size, kit.acc_size)
@@ -714,6 +717,7 @@ cdef class EvalPass:
                     kit.combine(first, acc)
                     memcpy(acc, first, kit.acc_size)
                 kit.store(dst + row * out_item, acc)
+            titer_ev_or_flags(&self.run.reduce_fpe, titer_take_fp_flags(FPE_MASK))
         finally:
             self.run.kit = NULL
             self.run.leaf_start = NULL

@@ -604,7 +604,8 @@ def _reduce(expr, tree, names, values, types, out, casting):
     if fused is not None:
         return fused
     if kept:
-        return _reduce_slabs(tree, compiled, program, leaves, consts, shape, axes, kept[0], out)
+        return _reduce_slabs(tree, compiled, program, leaves, consts, shape, axes, kept[0], out,
+                             linear.perm)
     # computed in full: an out= that changes the loop dtype, or no kit for it
     run = _core.EvalPass(compiled, None, leaves, consts)
     run.run_all()
@@ -692,10 +693,13 @@ def _reduce_columns(run, op, T, ncols, nbatch):
     return values, bits
 
 
-def _reduce_slabs(tree, compiled, program, leaves, consts, shape, axes, dim, out):
+def _reduce_slabs(tree, compiled, program, leaves, consts, shape, axes, dim, out, perm):
     """A reduction that keeps dim `dim`: the expression computed for slabs
     of that dim (each holding whole reductions), each reduced into its part
-    of the result by titer.reduce."""
+    of the result by titer.reduce -- a new result laid out as titer.reduce
+    lays out the composed result's (its layout steers the reduction's
+    order, so the bits: NumPy's own reduce gives other bits into a C-order
+    out= than into the array it allocates)."""
     inner = 1
     for d, n in enumerate(shape):
         if d != dim:
@@ -706,7 +710,7 @@ def _reduce_slabs(tree, compiled, program, leaves, consts, shape, axes, dim, out
     if out is None:
         T = _frontend.reduction_loop_dtype(_frontend.ufunc_for(tree.op), program.result_dtype,
                                            None, None)
-        result = np.empty(keep, T)
+        result = _composed_result_layout(shape, axes, perm, T)
     else:
         _frontend.check_reduction_out(tree.op, out.shape, keep, out.flags.writeable)
         result = out
@@ -726,6 +730,25 @@ def _reduce_slabs(tree, compiled, program, leaves, consts, shape, axes, dim, out
     if out is None and result.ndim == 0:
         return result[()]
     return result
+
+
+def _composed_result_layout(shape, axes, perm, T):
+    """An empty reduction result of dtype T laid out as titer.reduce lays
+    out its result for the composed expression's (that is packed in the
+    iteration order `perm`, fastest first): the kept dims in its stride
+    order, NumPy's order='K'."""
+    strides, step = [0] * len(shape), 1
+    for d in perm:
+        strides[d] = step
+        step *= max(shape[d], 1)
+    keep_shape = [1 if d in axes else n for d, n in enumerate(shape)]
+    if len(shape) <= 1:
+        result = np.empty(keep_shape, T)
+    else:
+        order = _frontend.keep_order_dims(strides)          # slowest first
+        result = np.empty([keep_shape[d] for d in order], T).transpose(
+            sorted(range(len(order)), key=order.__getitem__))
+    return result[tuple(0 if d in axes else slice(None) for d in range(len(shape)))]
 
 
 def _slice(x, ndim, dim, begin, end):
