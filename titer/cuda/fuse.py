@@ -221,9 +221,14 @@ def pack_fparams(piece, addresses, konst):
     for i, st in enumerate(piece.strides):
         for d in range(nd):
             _I32.pack_into(raw, _STRIDE_AT + 4 * (d * FUSED_ARGS + i), st[d])
+    _put_konst(raw, konst)
+    return np.frombuffer(raw, _VOID)
+
+
+def _put_konst(raw, konst):
+    """The constants' bytes into their slots of titer_fparams bytes."""
     for i, b in enumerate(konst):
         raw[_KONST_AT + 16 * i:_KONST_AT + 16 * i + len(b)] = b
-    return np.frombuffer(raw, _VOID)
 
 
 def patch_fparams(raw, leaf_addresses, konst):
@@ -232,8 +237,7 @@ def patch_fparams(raw, leaf_addresses, konst):
     raw = bytearray(raw)
     for i, a in enumerate(leaf_addresses):
         _U64.pack_into(raw, _DATA_AT + 8 * (i + 1), a & 0xFFFFFFFFFFFFFFFF)
-    for i, b in enumerate(konst):
-        raw[_KONST_AT + 16 * i:_KONST_AT + 16 * i + len(b)] = b
+    _put_konst(raw, konst)
     return np.frombuffer(raw, _VOID)
 
 
@@ -285,7 +289,6 @@ class FusedTemplate:
             raw = bytearray(raw)
             for at, i, offset in moves:
                 _U64.pack_into(raw, at, (bases[i] + offset) & 0xFFFFFFFFFFFFFFFF)
-            for i, b in enumerate(konst):
-                raw[_KONST_AT + 16 * i:_KONST_AT + 16 * i + len(b)] = b
+            _put_konst(raw, konst)
             out.append(_plan.Launch(kernel, grid, block, np.frombuffer(raw, _VOID), n))
         return out

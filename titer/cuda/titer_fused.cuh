@@ -33,9 +33,22 @@ template <class T> static __device__ __forceinline__ T titer_fused_const(const t
     return v;
 }
 
+/* Byte offsets of element i for the first NARGS operands; ONE_DIM: the
+ * plan has one dim, offsets are index * stride (no division). */
+template <int NARGS, bool ONE_DIM>
+static __device__ __forceinline__ void titer_fused_offsets(const titer_fparams &p, uint32_t i,
+                                                           int32_t *off) {
+    if (ONE_DIM) {
+#pragma unroll
+        for (int arg = 0; arg < NARGS; arg++) off[arg] = (int32_t)i * p.stride[0][arg];
+    } else {
+        titer_offsets_of<NARGS, TITER_FUSED_ARGS>(p.size, p.stride, p.ndim, i, off);
+    }
+}
+
 /* ELEMENT is a generated struct: NARGS, a `leaves` struct holding one
- * element's leaf values, load(p, off, leaves&) and store(p, off, leaves).
- * ONE_DIM: the plan has one dim, offsets are index * stride. */
+ * element's leaf values, load(p, off, leaves&), value(p, leaves) (the
+ * program's result dtype) and store(p, off, leaves) (out='s). */
 template <class E, bool ONE_DIM>
 static __device__ __forceinline__ void titer_fused_loop(const titer_fparams &p) {
     const uint32_t n = (uint32_t)p.numel;
@@ -46,12 +59,7 @@ static __device__ __forceinline__ void titer_fused_loop(const titer_fparams &p) 
     for (int u = 0; u < TITER_UNROLL; u++) {
         const uint32_t i = first + u * TITER_BLOCK;
         if (i < n) {
-            if (ONE_DIM) {
-#pragma unroll
-                for (int arg = 0; arg < E::NARGS; arg++) off[u][arg] = (int32_t)i * p.stride[0][arg];
-            } else {
-                titer_offsets_of<E::NARGS, TITER_FUSED_ARGS>(p.size, p.stride, p.ndim, i, off[u]);
-            }
+            titer_fused_offsets<E::NARGS, ONE_DIM>(p, i, off[u]);
             E::load(p, off[u], x[u]);
         }
     }
@@ -79,12 +87,7 @@ template <class R, class E, bool CAST, bool ONE_DIM> struct titer_fused_source {
     typedef typename E::value_t value_t;
     __device__ __forceinline__ value_t value(uint32_t i) const {
         int32_t off[E::NARGS];
-        if (ONE_DIM) {
-#pragma unroll
-            for (int arg = 0; arg < E::NARGS; arg++) off[arg] = (int32_t)i * f.stride[0][arg];
-        } else {
-            titer_offsets_of<E::NARGS, TITER_FUSED_ARGS>(f.size, f.stride, f.ndim, i, off);
-        }
+        titer_fused_offsets<E::NARGS, ONE_DIM>(f, i, off);
         typename E::leaves x;
         E::load(f, off, x);
         return E::value(f, x);
