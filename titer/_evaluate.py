@@ -25,6 +25,7 @@ first).
 """
 import sys
 import warnings
+from collections import namedtuple
 
 import numpy as np
 
@@ -735,20 +736,18 @@ def _reduce_slabs(tree, compiled, program, leaves, consts, shape, axes, dim, out
 def _composed_result_layout(shape, axes, perm, T):
     """An empty reduction result of dtype T laid out as titer.reduce lays
     out its result for the composed expression's (that is packed in the
-    iteration order `perm`, fastest first): the kept dims in its stride
-    order, NumPy's order='K'."""
+    iteration order `perm`, fastest first): titer.reduce's own allocation
+    for an input of those strides."""
     strides, step = [0] * len(shape), 1
     for d in perm:
         strides[d] = step
         step *= max(shape[d], 1)
     keep_shape = [1 if d in axes else n for d, n in enumerate(shape)]
-    if len(shape) <= 1:
-        result = np.empty(keep_shape, T)
-    else:
-        order = _frontend.keep_order_dims(strides)          # slowest first
-        result = np.empty([keep_shape[d] for d in order], T).transpose(
-            sorted(range(len(order)), key=order.__getitem__))
+    result = _core._keep_order_empty(keep_shape, _Strides(tuple(strides)), T)
     return result[tuple(0 if d in axes else slice(None) for d in range(len(shape)))]
+
+
+_Strides = namedtuple("_Strides", "strides")    # what _keep_order_empty reads of an input
 
 
 def _slice(x, ndim, dim, begin, end):
