@@ -1437,6 +1437,73 @@ def test_float32_power_by_tables():
             assert "invalid value encountered in power" in messages, messages
 
 
+def _float64_power_cases(rng, n):
+    """Pairs over titer_vpow_ok's range: x log-uniform over the normals and
+    near 1, y taking y log x anywhere in (-690, 690) (its ends included,
+    where the log's error is multiplied most), small y, and integer y."""
+    x = np.concatenate([2.0 ** rng.uniform(-1000, 1000, n), 1 + rng.uniform(-0.05, 0.05, n),
+                        1 + rng.uniform(-2.0 ** -30, 2.0 ** -30, n), rng.uniform(0.1, 0.9, n)])
+    logx = np.log(x)
+    logx[logx == 0] = 1.0
+    reach = rng.choice([690.0, 600.0, 30.0, 1.0], x.size) * rng.uniform(-1, 1, x.size)
+    y = reach / logx
+    y[::5] = rng.uniform(0.1, 0.9, y[::5].size)
+    y[1::7] = 2.0 ** rng.uniform(-400, -20, y[1::7].size)
+    y[2::11] = rng.integers(-9, 10, y[2::11].size)
+    e = np.abs(np.frexp(x)[1].astype(np.int64) - 1)
+    keep = (np.abs(y) * (e + 1) < 1000) & ((np.abs(y) >= 2.0 ** -400) | (y == 0))
+    return x[keep], y[keep]
+
+
+def test_float64_power_by_tables():
+    """float64 power (titer_vpow.h at AVX-512: the log in double-double from
+    a 16-piece table, e^(y log x) from titer_vexp.h's; the vector math
+    library's pow below): within 1 ULP of long double's power at AVX-512
+    (NumPy's bound of 2 at the other levels) on random pairs across the range,
+    y log x near +-690 included, raising nothing; exact powers exact; a
+    scalar exponent and pairs giving the same bits; the scalar twin's bits
+    (rows of 7 elements: each a loop's remainder) the same as the vector's;
+    out-of-range elements inside whole vectors getting libm's answers and
+    NumPy's warnings, in place too."""
+    x, y = _float64_power_cases(np.random.default_rng(64), 40000)
+    assert x.size > 100000
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = titer.elementwise("power", None, x, y)
+    want = np.power(x.astype(np.longdouble), y.astype(np.longdouble))
+    unit = np.spacing(np.abs(want.astype(np.float64)))
+    ulps = np.abs((got.astype(np.longdouble) - want) / unit.astype(np.longdouble))
+    bound = 1 if _core.isa_levels()[1] == "avx512" else ULP_BOUNDS[8]
+    assert ulps.max() <= bound, (x[np.argmax(ulps)], y[np.argmax(ulps)], ulps.max())
+    rows = x[: x.size // 7 * 7].reshape(-1, 7)
+    twin = titer.elementwise("power", None, rows, y[: rows.size].reshape(-1, 7))
+    np.testing.assert_array_equal(twin.ravel().view(np.int64), got[: rows.size].view(np.int64))
+    for yv in (2.5, -0.37, 1e-3, 31.0):
+        xs = x[np.abs(yv) * (np.abs(np.frexp(x)[1] - 1) + 1) < 1000]
+        scalar = titer.elementwise("power", None, xs, yv)
+        pairs = titer.elementwise("power", None, xs, np.full(xs.size, yv))
+        np.testing.assert_array_equal(scalar.view(np.int64), pairs.view(np.int64))
+    base = np.concatenate([np.tile(np.arange(1.0, 20.0), 10), 2.0 ** np.arange(-9, 10)])
+    exps = np.concatenate([np.repeat(np.arange(0.0, 10.0), 19), np.arange(-9.0, 10.0)])
+    np.testing.assert_array_equal(titer.elementwise("power", None, base, exps),
+                                  np.power(base, exps))
+    xs = np.resize(x, 4000)
+    ys = np.resize(y, 4000)
+    odd = np.array([-1.5, 0.0, np.inf, np.nan, 1e-310, -0.0, 1e308, 1.0], np.float64)
+    xs[5::37] = np.resize(odd, xs[5::37].size)
+    ys[9::53] = np.resize([1e5, -np.inf, np.nan, 1e-320, 0.0], ys[9::53].size)
+    with np.errstate(all="ignore"):
+        want = np.power(xs, ys)
+    for inplace in (False, True):
+        work = xs.copy()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            got = titer.elementwise("power", work if inplace else None, work, ys)
+        same_as_numpy("power", got, want, "in place" if inplace else "apart")
+        messages = {str(w.message) for w in caught}
+        assert "invalid value encountered in power" in messages, messages
+
+
 def test_float32_tan_fast_path_in_its_vector_forms_and_their_twin():
     """float32 tan (titer_vtanf.h's 16-lane float and 8-lane double forms at
     AVX-512, titer_fast_tanf below): every float32 near the multiples of

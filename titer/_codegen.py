@@ -201,6 +201,11 @@ _FMA_FAST |= set(_VECTOR_FORMS_F16)
 # fast function -> (its scalar twin, the forms' stem: <stem>16 on sixteen
 # lanes, <stem>16_ok its range mask, <stem>8 on eight)
 _VECTOR_FORMS2 = {"titer_fast_powerf": ("titer_powf_table", "titer_vpowf")}
+# binary float64 ops with an 8-lane form at AVX-512 and no own path below
+# it, where the vector libm's loop runs (titer_vpow.h): (op, signature) ->
+# the forms' stem: <stem>8 on eight lanes with its range mask <stem>8_ok,
+# the scalar twin <stem>_twin with its range test <stem>_ok
+_VECTOR_FORMS2_D8 = {("power", "dd->d"): "titer_vpow"}
 
 
 # ops whose loops have a variant for vector popcnt (TITER_VPOPCNT_TARGET in
@@ -219,7 +224,17 @@ def vector_form_guard(op, sig):
         return "TITER_HAVE_VFAST_D"
     if fast in _VECTOR_FORMS_F16:
         return "TITER_HAVE_VFAST_F16"
+    if (op.name, sig) in _VECTOR_FORMS2_D8:
+        return "TITER_HAVE_VPOW"
     return None
+
+
+def vector_form2_d8_body(op, sig, other):
+    """The loop of a binary float64 8-lane form where the unit has it
+    (TITER_VEC_LOOP2_D8), `other` where not."""
+    stem = _VECTOR_FORMS2_D8[op.name, sig]
+    return "\n#ifdef TITER_HAVE_VPOW\n    TITER_VEC_LOOP2_D8(%s, %s_ok, %s_twin, %s8_ok, %s8)\n" \
+           "#else\n    %s\n#endif\n" % (kernel_name(op, sig), stem, stem, stem, stem, other)
 
 
 def split_loop_body(op, sig, ins, outs):
@@ -291,6 +306,8 @@ def emit_loop(op, sig):
             body = "\n#if defined(__AVX512DQ__)\n    %s\n#else\n    %s\n#endif\n" % (body, plain)
         if fast and fast[1] in _FMA_FAST:
             attrs = "TITER_FAST_FMA "
+        if (op.name, sig) in _VECTOR_FORMS2_D8:
+            body = vector_form2_d8_body(op, sig, body)
         if veclib:
             own = ""
             if fast:        # titer's own path: the fallback, and tested as such

@@ -1108,6 +1108,7 @@ TITER_FAST_INLINE float titer_fast_cosf(float x) { return titer_sincosf_quadrant
 
 #include "titer_vexp.h"    /* float64 exp, exp2, expm1: titer_fast_exp, ... */
 #include "titer_vpowf.h"   /* float32 power by tables at AVX-512: titer_vpowf16, ... */
+#include "titer_vpow.h"    /* float64 power by tables at AVX-512: titer_vpow8, ... */
 
 /* float64 arcsin, division-free: for a = |x| <= 1/2, a + a z P(z) with
  * z = a^2; above, pi/2 - 2 asin(s) with z = (1 - a)/2 (exact) and
