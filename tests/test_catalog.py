@@ -1583,9 +1583,12 @@ _LOG1P_FAMILY = {
     "arccosh": (2, [1.0, 1.0 + 2.0 ** -10, 8192.0, 2.0 ** 24, 3e38], (0.5, "invalid")),
     "arcsinh": (2, [2.0 ** -60, 2.0 ** -12, 1.0, 4096.0, 2.0 ** 24, 3e38], None),
     "arctanh": (2, [2.0 ** -60, 2.0 ** -12, 0.5, 1.0 - 2.0 ** -24], (2.0, "invalid")),
-    # tanh's pieces (titer_vtanhf.h): quarter octaves from 2^-4, 1 from 9.01
+    # tanh's and arctan's pieces (titer_voddf.h): quarter octaves from 2^-4,
+    # tanh 1 from 9.01, arctan's second formula from 16 (its 1/|x| held at 2^40)
     "tanh": (1, [2.0 ** -12, 9.01, 15.99, 16.0, 43.0] + [2.0 ** (k / 4 - 4) for k in range(33)],
-             None)}
+             None),
+    "arctan": (1, [2.0 ** -60, 16.0, 2.0 ** 40, 3e38] + [2.0 ** (k / 4 - 4) for k in range(33)],
+               None)}
 
 
 def _log1p_family_inputs(name, x):
@@ -1598,8 +1601,8 @@ def _log1p_family_inputs(name, x):
 
 @pytest.mark.parametrize("name", sorted(_LOG1P_FAMILY))
 def test_float32_log1p_family_fast_path_in_its_vector_form_and_its_twin(name):
-    """float32 log, log1p, arccosh, arcsinh, arctanh and tanh (the 16-lane
-    forms of titer_vlog1pf.h and titer_vtanhf.h at AVX-512; below,
+    """float32 log, log1p, arccosh, arcsinh, arctanh, tanh and arctan (the
+    16-lane forms of titer_vlog1pf.h and titer_voddf.h at AVX-512; below,
     titer_fast_logf, titer_fast_tanhf and the vector math library's or the
     double formulas): every float32 near each seam and every 2039th bit
     pattern of the range within the form's bound of the float64 result

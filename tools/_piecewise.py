@@ -1,4 +1,4 @@
-"""For the piecewise-polynomial table makers (tanhf_table.py): a piece's
+"""For the piecewise-polynomial table makers (oddf_table.py): a piece's
 center whose function value is nearly a float, the Chebyshev fit around
 it, and C float literals."""
 import struct

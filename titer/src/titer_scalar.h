@@ -1557,7 +1557,7 @@ TITER_FAST_INLINE float titer_fast_arctanhf(float xf) {
                              xf);
 }
 #include "titer_vlog1pf.h"  /* float32 log1p, arcsinh, arccosh, arctanh at AVX-512 */
-#include "titer_vtanhf.h"   /* float32 tanh by piecewise polynomials at AVX-512 */
+#include "titer_voddf.h"    /* float32 tanh, arctan by piecewise polynomials at AVX-512 */
 
 /* atan(a) for finite a >= 0: a reduced to |c| <= tan(pi/8) with one division
  * (c = a, (a - 1) / (a + 1) + pi/4, or -1/a + pi/2), then FreeBSD's s_atan.c
