@@ -1425,16 +1425,22 @@ def test_float32_power_by_tables():
     xs[5::37] = np.resize(odd, xs[5::37].size)
     ys = np.where(np.arange(xs.size) % 53 == 7, np.float32(300.0), np.float32(2.5))
     for y in (np.float32(2.5), ys):
-        with np.errstate(all="ignore"):
-            want = np.power(xs, y)
-        for inplace in (False, True):
-            work = xs.copy()
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                got = titer.elementwise("power", work if inplace else None, work, y)
-            same_as_numpy("power", got, want, "in place" if inplace else "apart")
-            messages = {str(w.message) for w in caught}
-            assert "invalid value encountered in power" in messages, messages
+        _power_like_numpy_with_odd_lanes(xs, y)
+
+
+def _power_like_numpy_with_odd_lanes(xs, y):
+    """power of xs (out-of-range values among them) and y, apart and in
+    place: NumPy's values and its invalid warning."""
+    with np.errstate(all="ignore"):
+        want = np.power(xs, y)
+    for inplace in (False, True):
+        work = xs.copy()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            got = titer.elementwise("power", work if inplace else None, work, y)
+        same_as_numpy("power", got, want, "in place" if inplace else "apart")
+        messages = {str(w.message) for w in caught}
+        assert "invalid value encountered in power" in messages, messages
 
 
 def _float64_power_cases(rng, n):
@@ -1492,16 +1498,7 @@ def test_float64_power_by_tables():
     odd = np.array([-1.5, 0.0, np.inf, np.nan, 1e-310, -0.0, 1e308, 1.0], np.float64)
     xs[5::37] = np.resize(odd, xs[5::37].size)
     ys[9::53] = np.resize([1e5, -np.inf, np.nan, 1e-320, 0.0], ys[9::53].size)
-    with np.errstate(all="ignore"):
-        want = np.power(xs, ys)
-    for inplace in (False, True):
-        work = xs.copy()
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            got = titer.elementwise("power", work if inplace else None, work, ys)
-        same_as_numpy("power", got, want, "in place" if inplace else "apart")
-        messages = {str(w.message) for w in caught}
-        assert "invalid value encountered in power" in messages, messages
+    _power_like_numpy_with_odd_lanes(xs, ys)
 
 
 def test_float32_tan_fast_path_in_its_vector_forms_and_their_twin():

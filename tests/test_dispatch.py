@@ -163,9 +163,10 @@ def test_each_level_builds_its_own_fast_path_loops():
 
 def _fused_loop_names():
     """The loops built to fuse multiply-adds: where NumPy's loops fuse
-    (titer_muladd and its users), the fast paths built on exact FMA, and
-    the reduction kits' outer rows, which run the op's elementwise kernel
-    as NumPy's do (_codegen_reduce: ROWCOMB)."""
+    (titer_muladd and its users), the fast paths built on exact FMA, the
+    binary float64 8-lane forms (titer_vpow.h), and the reduction kits'
+    outer rows, which run the op's elementwise kernel as NumPy's do
+    (_codegen_reduce: ROWCOMB)."""
     from titer import _codegen, _codegen_reduce
     names = set()
     for op in _ops.OPS:
@@ -173,7 +174,8 @@ def _fused_loop_names():
             ins, _ = _ops.parse_signature(sig)
             fused = any(call in _ops.lookup_expr(op, ins)[1] for call in _codegen._FUSED_CALLS)
             fast = (op.fast or {}).get(sig)
-            if fused or (fast and fast[1] in _codegen._FMA_FAST):
+            if fused or (fast and fast[1] in _codegen._FMA_FAST) \
+                    or (op.name, sig) in _codegen._VECTOR_FORMS2_D8:
                 names |= {_codegen.loop_name(op, sig), _codegen.core_loop_name(op, sig),
                           _codegen.masked_loop_name(op, sig), _codegen.own_loop_name(op, sig)}
             if fused and sig in _codegen_reduce.reducible_signatures(op):

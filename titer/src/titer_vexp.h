@@ -45,15 +45,19 @@ TITER_FAST_INLINE V NAME(V x) {                                                 
     VB ki = TOBITS(kd);                                                           \
     kd = kd - C(6755399441055744.0);                                              \
     V r = TITER_EXP16_REDUCE_##BASE(x, kd, FMA, C);                               \
-    VB head; V tail;                                                              \
-    PICK(ki, head, tail);                                                         \
-    V scale = FROMBITS(head + (ki << 48));                                        \
-    V r2 = r * r;                                                                 \
-    V q = FMA(r2, FMA(r, C(1.0 / 5040), C(1.0 / 720)), FMA(r, C(1.0 / 120), C(1.0 / 24))); \
-    q = FMA(r2, q, FMA(r, C(1.0 / 6), C(0.5)));                                   \
-    V tmp = FMA(r2, q, tail + r);                                                 \
+    TITER_EXP16_TAIL(V, VB, FMA, C, FROMBITS, PICK, r, ki, scale, tmp)            \
     return FINISH(x, scale, tmp, FMA, C, TOBITS, FROMBITS, MASK);                 \
 }
+/* from r and k: scale = 2^m head and tmp = tail + p(r), e^x = scale (1 +
+ * tmp) (also titer_vpow.h's, with its r carrying y log x's tail) */
+#define TITER_EXP16_TAIL(V, VB, FMA, C, FROMBITS, PICK, r, ki, scale, tmp)       \
+    VB head_; V tail_;                                                            \
+    PICK(ki, head_, tail_);                                                       \
+    V scale = FROMBITS(head_ + ((ki) << 48));                                     \
+    V r2_ = (r) * (r);                                                            \
+    V q_ = FMA(r2_, FMA(r, C(1.0 / 5040), C(1.0 / 720)), FMA(r, C(1.0 / 120), C(1.0 / 24))); \
+    q_ = FMA(r2_, q_, FMA(r, C(1.0 / 6), C(0.5)));                                \
+    V tmp = FMA(r2_, q_, tail_ + (r));
 /* e^x or 2^x: s + s tmp */
 #define TITER_EXP16_POW(x, scale, tmp, FMA, C, TOBITS, FROMBITS, MASK) FMA(scale, tmp, scale)
 /* e^x - 1: (s - 1) + s tmp, s - 1 exact for 1/2 <= s < 2^53 (within 2^-54

@@ -112,15 +112,17 @@
  * TITER_KERNEL_OF expands the operation lists before the kernel's
  * arguments are counted */
 #define TITER_KERNEL_OF(KERNEL, ...) KERNEL(__VA_ARGS__)
-#define TITER_F16_FORMS(TWIN, FORM16, KERNEL)                                          \
+#define TITER_F16_FORMS_OF(TWIN, FORM16, KERNEL, F1_OPS, V16_OPS)                      \
     TITER_FAST_INLINE float TWIN(float x) {                                          \
-        TITER_KERNEL_OF(KERNEL, TITER_F1_OPS, x, result)                             \
+        TITER_KERNEL_OF(KERNEL, F1_OPS, x, result)                                   \
         return result;                                                               \
     }                                                                                \
     TITER_FAST_INLINE titer_v16f FORM16(titer_v16f x) {                              \
-        TITER_KERNEL_OF(KERNEL, TITER_V16_OPS, x, result)                            \
+        TITER_KERNEL_OF(KERNEL, V16_OPS, x, result)                                  \
         return result;                                                               \
     }
+#define TITER_F16_FORMS(TWIN, FORM16, KERNEL) \
+    TITER_F16_FORMS_OF(TWIN, FORM16, KERNEL, TITER_F1_OPS, TITER_V16_OPS)
 TITER_F16_FORMS(titer_logf_twin, titer_vlogf16, TITER_LOGF_KERNEL)
 TITER_F16_FORMS(titer_log1pf_twin, titer_vlog1pf16, TITER_LOG1PF_UNARY)
 TITER_F16_FORMS(titer_acoshf_twin, titer_vacoshf16, TITER_ACOSHF_KERNEL)

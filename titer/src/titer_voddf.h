@@ -222,18 +222,11 @@ static const float titer_atanf_a6[32] = {
 #define TITER_ODDF_V16_OPS titer_v16f, titer_v16i, TITER_V16_FMA, TITER_V16_C, TITER_V16_TOBITS, \
     TITER_V16_FROMBITS, TITER_ODDF_V16_MIN, TITER_ODDF_V16_MAX, TITER_V16_MASK, TITER_ODDF_V16_PICK, \
     TITER_ODDF_V16_BIG
-/* TITER_KERNEL_OF and TITER_F16_FORMS: titer_vlog1pf.h */
-#define TITER_ODDF_FORMS(TWIN, FORM16, KERNEL)                                          \
-    TITER_FAST_INLINE float TWIN(float x) {                                          \
-        TITER_KERNEL_OF(KERNEL, TITER_ODDF_F1_OPS, x, result)                        \
-        return result;                                                               \
-    }                                                                                \
-    TITER_FAST_INLINE titer_v16f FORM16(titer_v16f x) {                              \
-        TITER_KERNEL_OF(KERNEL, TITER_ODDF_V16_OPS, x, result)                       \
-        return result;                                                               \
-    }
-TITER_ODDF_FORMS(titer_tanhf_twin, titer_vtanhf16, TITER_TANHF_KERNEL)
-TITER_ODDF_FORMS(titer_atanf_twin, titer_vatanf16, TITER_ATANF_KERNEL)
+/* the twins and 16-lane forms (TITER_F16_FORMS_OF: titer_vlog1pf.h) */
+TITER_F16_FORMS_OF(titer_tanhf_twin, titer_vtanhf16, TITER_TANHF_KERNEL, TITER_ODDF_F1_OPS,
+                   TITER_ODDF_V16_OPS)
+TITER_F16_FORMS_OF(titer_atanf_twin, titer_vatanf16, TITER_ATANF_KERNEL, TITER_ODDF_F1_OPS,
+                   TITER_ODDF_V16_OPS)
 
 /* titer_fast_tanhf_ok's and titer_fast_arctanf_ok's ranges; one form each,
  * so the lanes out of it keep their inputs for the kernel

@@ -77,13 +77,8 @@ static const double titer_pow_logc_tail[16] = {
     VB ki = TOBITS(kt);                                                                  \
     kt = kt - C(6755399441055744.0);                                                     \
     V s = TITER_EXP16_REDUCE_e(t, kt, FMA, C) + t_lo;                                    \
-    VB head; V tail;                                                                     \
-    EXP_PICK(ki, head, tail);                                                            \
-    V scale = FROMBITS(head + (ki << 48));                                               \
-    V s2 = s * s;                                                                        \
-    V q = FMA(s2, FMA(s, C(1.0 / 5040), C(1.0 / 720)), FMA(s, C(1.0 / 120), C(1.0 / 24))); \
-    q = FMA(s2, q, FMA(s, C(1.0 / 6), C(0.5)));                                          \
-    V result = FMA(scale, FMA(s2, q, tail + s), scale);
+    TITER_EXP16_TAIL(V, VB, FMA, C, FROMBITS, EXP_PICK, s, ki, scale, e_tail)            \
+    V result = FMA(scale, e_tail, scale);
 
 /* the range, scalar (any level) */
 #define TITER_POW_TWO_M400 0x26f0000000000000ull
