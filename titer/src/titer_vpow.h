@@ -17,9 +17,10 @@
  * wherever t1 is not 0, |t2| >= r^2/2), P of degree 8 (r^2 |P - exact| <
  * 2^-66).  t = y log x as a head and a tail (an FMA gives the product's
  * error); e^t as titer_vexp.h's exp with the tail added to the reduced
- * argument.  Within 2 ULP of the correctly rounded x^y (tests/test_catalog.py
- * measures it against long double on exponents that take y log x to the
- * ends of the range, where the log's relative error is multiplied by 700).
+ * argument.  Within 0.56 ULP of the correctly rounded x^y on 1.2e7 random
+ * pairs against long double, y log x out to +-690 where the log's relative
+ * error is multiplied most (a C harness); tests/test_catalog.py holds the
+ * dispatched loop to 1 ULP on such pairs (NumPy's bound is 2).
  *
  * Range (titer_vpow_ok, titer_vpow8_ok): x a positive normal, y 0 or
  * 2^-400 <= |y| with |y| (|exponent of x| + 1) < 1000, so |y log x| < 694
