@@ -203,7 +203,7 @@ static const float titer_atanf_a6[32] = {
         V u_ = C(1.0f) / FROMBITS(MAX(MIN(mag_, 0x53800000), 0x41800000)), z_ = u_ * u_; \
         V q_ = FMA(FMA(z_, C(-1.0f / 7), C(0.2f)), z_, C(-1.0f / 3));               \
         V far_ = C(0x1.921fb6p+0f) + (C(-0x1.777a5cp-25f) - FMA(u_ * z_, q_, u_));  \
-        r_ = FROMBITS((TOBITS(far_) & big_) | (TOBITS(r_) & ~big_));                \
+        r_ = FROMBITS(TITER_PICK_BITS(big_, TOBITS(far_), TOBITS(r_)));             \
     }                                                                               \
     V result = FROMBITS(TOBITS(r_) | (bits_ & ~0x7fffffff));
 
