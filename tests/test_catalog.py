@@ -1089,7 +1089,7 @@ FAST_PATH_RANGES = {"exp": ((1e-30, 80), (100, "overflow")),
                     "tan": ((2.0 ** -126, 2.0 ** 20), (np.inf, "invalid")),
                     "expm1": ((2.0 ** -60, 88), (100, "overflow")),
                     "log1p": ((2.0 ** -60, np.inf), (-1, "divide")),
-                    "sinh": ((2.0 ** -60, 89), (100, "overflow")),
+                    "sinh": ((2.0 ** -30, 87.5), (100, "overflow")),
                     "cosh": ((0, 89), (-100, "overflow")),
                     "cbrt": ((2.0 ** -126, np.inf), None),
                     "arcsinh": ((2.0 ** -60, np.inf), None),
@@ -1591,7 +1591,10 @@ _LOG1P_FAMILY = {
     "tanh": (1, [2.0 ** -12, 9.01, 15.99, 16.0, 43.0] + [2.0 ** (k / 4 - 4) for k in range(33)],
              None),
     "arctan": (1, [2.0 ** -60, 16.0, 2.0 ** 40, 3e38] + [2.0 ** (k / 4 - 4) for k in range(33)],
-               None)}
+               None),
+    # sinh's reduction (titer_vsinhf.h): n = rint(|x| / ln2) steps at (k + 1/2) ln2
+    "sinh": (1, [2.0 ** -30, 87.5] + [(k + 0.5) * np.log(2) for k in range(126)],
+             (100.0, "overflow"))}
 
 
 def _log1p_family_inputs(name, x):
@@ -1604,10 +1607,10 @@ def _log1p_family_inputs(name, x):
 
 @pytest.mark.parametrize("name", sorted(_LOG1P_FAMILY))
 def test_float32_log1p_family_fast_path_in_its_vector_form_and_its_twin(name):
-    """float32 log, log1p, arccosh, arcsinh, arctanh, tanh and arctan (the
-    16-lane forms of titer_vlog1pf.h and titer_voddf.h at AVX-512; below,
-    titer_fast_logf, titer_fast_tanhf and the vector math library's or the
-    double formulas): every float32 near each seam and every 2039th bit
+    """float32 log, log1p, arccosh, arcsinh, arctanh, tanh, arctan and sinh
+    (the 16-lane forms of titer_vlog1pf.h, titer_voddf.h and titer_vsinhf.h
+    at AVX-512; below, titer_fast_logf, titer_fast_tanhf, titer_fast_sinhf
+    and the vector math library's or the double formulas): every float32 near each seam and every 2039th bit
     pattern of the range within the form's bound of the float64 result
     rounded to float32 (NumPy's bound at the other levels), raising nothing;
     the same bits through the scalar twin (rows of 7 elements: each a loop's

@@ -189,7 +189,8 @@ _VECTOR_FORMS = {"titer_fast_exp", "titer_fast_exp2", "titer_fast_expm1", "titer
 # takes the lanes out of its range <stem>16_rest, the input masked-off lanes
 # compute on <stem>16_safe); tan has an 8-lane form for those lanes
 # (titer_vtanf.h), log, log1p and its neighbours none (titer_vlog1pf.h), nor
-# tanh and arctan (titer_voddf.h)
+# tanh and arctan (titer_voddf.h), nor sinh, whose scalar path is its twin
+# (titer_vsinhf.h)
 _VECTOR_FORMS_F16 = {"titer_fast_tanf": ("titer_tanf_twin", "titer_vtanf"),
                      "titer_fast_logf": ("titer_logf_twin", "titer_vlogf"),
                      "titer_fast_log1pf": ("titer_log1pf_twin", "titer_vlog1pf"),
@@ -197,7 +198,8 @@ _VECTOR_FORMS_F16 = {"titer_fast_tanf": ("titer_tanf_twin", "titer_vtanf"),
                      "titer_fast_arcsinhf": ("titer_asinhf_twin", "titer_vasinhf"),
                      "titer_fast_arctanhf": ("titer_atanhf_twin", "titer_vatanhf"),
                      "titer_fast_tanhf": ("titer_tanhf_twin", "titer_vtanhf"),
-                     "titer_fast_arctanf": ("titer_atanf_twin", "titer_vatanf")}
+                     "titer_fast_arctanf": ("titer_atanf_twin", "titer_vatanf"),
+                     "titer_fast_sinhf": ("titer_fast_sinhf", "titer_vsinhf")}
 # (their 16-lane forms are written with FMA: the loops are built to fuse)
 _FMA_FAST |= set(_VECTOR_FORMS_F16)
 # binary float32 fast paths with vector forms at AVX-512 (titer_vpowf.h):

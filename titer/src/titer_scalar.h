@@ -1401,46 +1401,6 @@ TITER_FAST_INLINE float titer_fast_log1pf(float xf) {
     return (float)titer_blend_d(TITER_BELOW_2M9(xf), taylor, titer_fast_log(1.0 + x));
 }
 
-/* sinh in float, division-free: a = |x| = n ln2 + r (ln 2 in two parts,
- * |r| <= ln2/2), e^a = 2^n (1 + r + pe + po) and e^-a = 2^-n (1 - r + pe -
- * po) with pe and po the even and odd Taylor terms of e^r past r (to r^8
- * and r^7), so with S, D = 2^(n-1) +- 2^(-n-1) sinh a = D + S r + D pe + S
- * po: the leading D (exact for n < 12; from 12 on its 2^(n-1) leads and
- * -2^(-n-1) joins the small terms, and from 24 on is dropped), the small
- * terms summed first, so one rounding dominates.  For |x| < ln2/2, sinh is
- * r + po with r = x: nothing cancels.  The polynomials see 0 below 2^-30,
- * so nothing underflows.  Within 1 ULP of the float64 result rounded to
- * float32 on every float32 in range, with FMA and without (checked
- * exhaustively).  (cosh's division below is cheaper at the instruction-set
- * levels, but sinh would need a polynomial below |x| = 1.25 beside it,
- * where e^-a's rounding is comparable to the result: slower than this at
- * every level.) */
-TITER_FAST_INLINE float titer_sinhf_magnitude(float x) {
-    float a = titer_bits2f(titer_fabs_bits(x));
-    float n = (a * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-    float r = titer_poly_fma(n, 2.12194440e-4f, titer_poly_fma(n, -0.693359375f, a));
-    float rp = titer_bits2f(titer_f2bits(r) & (0u - (uint32_t)(titer_f2bits(a) >= 0x30800000u)));
-    float z = rp * rp;
-    float pe = titer_poly_fma(titer_poly_fma(titer_poly_fma(2.4801587e-05f, z, 1.3888889e-03f),
-                                             z, 4.1666668e-02f), z, 0.5f) * z;
-    float po = titer_poly_fma(titer_poly_fma(1.9841270e-04f, z, 8.3333338e-03f), z,
-                              1.6666667e-01f) * z * rp;
-    int32_t ni = (int32_t)n;
-    uint32_t exact = 0u - (uint32_t)(ni < 12);                  /* S and D exact */
-    float up = titer_bits2f((uint32_t)(ni + 126) << 23);                      /* 2^(n-1) */
-    float down = titer_bits2f(((uint32_t)(126 - ni) << 23) & (0u - (uint32_t)(ni < 24)));
-    float sum = up + down, diff = up - down;
-    float lead = titer_bits2f((titer_f2bits(diff) & exact) | (titer_f2bits(up) & ~exact));
-    float rest = titer_bits2f(titer_f2bits(-down) & ~exact);
-    return lead + (rest + titer_poly_fma(sum, r, titer_poly_fma(diff, pe, sum * po)));
-}
-
-/* sinh: 2^-60 <= |x| < 89 (sinh(89) < FLT_MAX) */
-TITER_FAST_INLINE int titer_fast_sinhf_ok(float x) { return TITER_F_FROM_2M60(x, 0x42b20000u); }
-TITER_FAST_INLINE float titer_fast_sinhf(float x) {
-    return titer_signed_like(titer_sinhf_magnitude(x), x);
-}
-
 /* cosh: e^a / 2 + e^-a / 2, a = |x|, with h = e^a / 2 = 2^(n-1) (1 + p)
  * (n = rint(a / ln2), ln 2 in two parts, p = e^r - 1 from
  * titer_expm1f_poly) and e^-a / 2 = 0.25 / h: one exp and one division in
@@ -1558,6 +1518,7 @@ TITER_FAST_INLINE float titer_fast_arctanhf(float xf) {
 }
 #include "titer_vlog1pf.h"  /* float32 log1p, arcsinh, arccosh, arctanh at AVX-512 */
 #include "titer_voddf.h"    /* float32 tanh, arctan by piecewise polynomials at AVX-512 */
+#include "titer_vsinhf.h"   /* float32 sinh, and its 16-lane form at AVX-512 */
 
 /* atan(a) for finite a >= 0: a reduced to |c| <= tan(pi/8) with one division
  * (c = a, (a - 1) / (a + 1) + pi/4, or -1/a + pi/2), then FreeBSD's s_atan.c

@@ -40,6 +40,17 @@
  * Included by titer_scalar.h after the double forms. */
 #ifndef TITER_VLOG1PF_H
 #define TITER_VLOG1PF_H
+
+/* a float kernel's operations on one float, at every level (titer_vsinhf.h) */
+#define TITER_F1_TOBITS(x) ((int32_t)titer_f2bits(x))
+#define TITER_F1_FROMBITS(b) titer_bits2f((uint32_t)(b))
+#define TITER_F1_CVT(e) ((float)(e))
+#define TITER_F1_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define TITER_F1_MASK(c) (0 - (int32_t)(c))
+/* a kernel on an operation list: the list expands before the kernel's
+ * arguments are counted */
+#define TITER_KERNEL_OF(KERNEL, ...) KERNEL(__VA_ARGS__)
+
 #if defined(__GNUC__) && !defined(__clang__) && defined(__AVX512F__)
 
 /* log(2^e (1 + f)) from f and k = e << 23 (EBUMP: see above) */
@@ -89,12 +100,7 @@
     TITER_LOG1PF_KERNEL(V, VI, FMA, C, TOBITS, FROMBITS, CVT, w, 0, twice)           \
     V result = FROMBITS(TOBITS(twice * C(0.5f)) | sign);
 
-/* the operations on one float and on sixteen */
-#define TITER_F1_TOBITS(x) ((int32_t)titer_f2bits(x))
-#define TITER_F1_FROMBITS(b) titer_bits2f((uint32_t)(b))
-#define TITER_F1_CVT(e) ((float)(e))
-#define TITER_F1_MIN(a, b) ((a) < (b) ? (a) : (b))
-#define TITER_F1_MASK(c) (0 - (int32_t)(c))
+/* the operations on one float (above, every level has them) and on sixteen */
 #define TITER_F1_OPS float, int32_t, __builtin_fmaf, TITER_SCALAR_C, TITER_F1_TOBITS, \
                      TITER_F1_FROMBITS, TITER_F1_CVT, TITER_F1_MIN, sqrtf, TITER_F1_MASK
 #define TITER_V16_TOBITS(x) ((titer_v16i)(x))
@@ -108,10 +114,8 @@
                       TITER_V16_MASK
 
 /* each function's scalar twin (<name>_twin) and 16-lane form (<stem>16),
- * from its kernel on the operations of one float and of sixteen;
- * TITER_KERNEL_OF expands the operation lists before the kernel's
- * arguments are counted */
-#define TITER_KERNEL_OF(KERNEL, ...) KERNEL(__VA_ARGS__)
+ * from its kernel on the operations of one float and of sixteen
+ * (TITER_KERNEL_OF: above) */
 #define TITER_F16_FORMS_OF(TWIN, FORM16, KERNEL, F1_OPS, V16_OPS)                      \
     TITER_FAST_INLINE float TWIN(float x) {                                          \
         TITER_KERNEL_OF(KERNEL, F1_OPS, x, result)                                   \
