@@ -500,3 +500,18 @@ def test_masked_fold_of_an_op_without_identity(name, char, threads):
                         want = _left_fold(ufunc, view, ax, 1, m)
                         assert got.dtype == want.dtype
                         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("char", ["f", "F", "d", "D", "e", "i"])
+def test_mean_divides_by_numpys_intp_count(char):
+    """numpy.mean divides the sum by its count as an intp, not a weak Python
+    int: a complex64 mean is divided in complex128 and rounded back (its own
+    complex64 division differs in the last bit), for 0-d results and along
+    an axis."""
+    rng = np.random.default_rng(9)
+    for n in (7, 10, 33, 100, 257):
+        x = (np.abs(rng.standard_normal((3, n))) * 3 + 1j * (char in "FD")).astype(char)
+        want, got = np.mean(x[0]), titer.mean(x[0])
+        assert type(got) is type(want) and got.tobytes() == want.tobytes(), (n, want, got)
+        want, got = np.mean(x, axis=1), titer.mean(x, axis=1)
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), (n, want, got)

@@ -570,7 +570,9 @@ def mean(ex, x, axis, dtype, out, keepdims, where):
         import warnings
         warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=2 + ex.frames)
     total = ex.reduce("add", x, axes, sum_dtype, out, keepdims, where)
-    ex.divide(total, count)
+    # NumPy divides by its count as an intp (not a weak Python int): a
+    # complex64 mean is divided in complex128 and rounded back
+    ex.divide(total, np.intp(count) if where is True else count)
     return ex.narrow(total, x_dtype) if half_result else total
 
 
