@@ -508,6 +508,14 @@ def reduction_loop_dtype(ufunc, x_dtype, dtype, out_dtype):
     return resolved[2]
 
 
+def sums_in_buffers(name, T):
+    """NumPy's loop sums each inner-loop call pairwise (float and complex
+    add), so where its iterator buffers the input (a conversion on the way,
+    or a layout that does not coalesce) the buffers' cut decides the bits:
+    NOTE [buffered reductions] in titer_reduce_buffered.h."""
+    return name == "add" and T.kind in "fc"
+
+
 def folds_in_order(name, T):
     """NumPy reduces in a left fold, element after element in its iteration
     order, unless the op is reorderable and the order cannot change a bit:

@@ -50,6 +50,15 @@ cdef extern from "titer_reduce.h" nogil:
     void titer_pw_join(const titer_reduce_kit *k, const char *partials, int64_t n,
                        int64_t split, int64_t piece, int64_t *leaf, void *acc)
 
+cdef extern from "titer_reduce_buffered.h" nogil:
+    ctypedef struct titer_buffering:
+        pass
+    titer_buffering titer_buffering_of(const titer_reduction *r, titer_cast_fn cast,
+                                       int64_t item, int64_t size, int64_t in_item,
+                                       int swap_unit, int prefix)
+    int titer_buffered_run(const titer_reduction *r, const titer_buffering *b, int nthreads,
+                           int64_t grain)
+
 cdef dict _KITS = {}               # (op name, type char) -> kit address
 cdef dict _WIDE_KITS = {}          # (op name, input char, output char) -> kit address
 # NumPy's comparison-based reductions raise no "invalid" for NaN.
@@ -221,43 +230,51 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
     if nout > 0 and nred == 0:
         copy_into(outk, init_arr)
     elif nout > 0:
-        xin, in_dtype, kit = _kit_and_input(entry, xa, T, not masked)
-        # an op without an identity (nor absorbing repeats of initial=) folds
-        # the selected elements from initial=, reading where= as it goes
-        folds_masked = masked and identity is None and entry.name not in _ops.ABSORBING
-        if masked and not folds_masked:
-            if xin is xa:
-                xin = _keep_order_empty(xa.shape, xa, T)
-                copy_into(xin, xa)
-            # masked-out slots hold the identity (or, for ops without one,
-            # the initial value: max/min-like ops absorb repeats of it)
-            fill = init_arr if identity is None else _scalar_bytes(identity, T)
-            elementwise("where", xin, mask, xin, fill)     # titer's loops, in place
-        if folds_masked:
-            mcodes[0], mcodes[1], mcodes[2] = dtype_code(T), dtype_code(in_dtype), 0
-            st = plan_state([outk, xin, mask], [T], [T, in_dtype, _BOOL], mcodes)
+        bits = -2
+        converts = not _usable_as_is(xa, T)
+        if (not masked and _frontend.sums_in_buffers(entry.name, T) and (converts or (
+                ndim > 1 and (out is None or out.dtype == T)))):
+            bits = _reduce_buffered(entry, xa, outk, T, init_arr, initial, converts)
+        if bits != -2:
+            _report_fpe(bits, "reduce")     # NumPy's: the conversions' flags too
         else:
-            st = cast_state(outk, xin, T, in_dtype, codes)
-        flags = numpy_ufunc_flags()
-        flags.is_reduction = True
-        flags.check_mem_overlap = False
-        build_plan(&plan, st, &flags, 1)
-        _fill_reduction(&r, &plan, <uintptr_t>kit)
-        r.ordered = _frontend.folds_in_order(entry.name, T)
-        r.rows_in_order = T.kind in "fc"       # NumPy adds float rows in order
-        r.has_init = init_arr is not None
-        r.init_given = initial is not np._NoValue and initial is not None
-        if r.has_init:
-            r.kit.load_out(r.init, <const char *>cnp.PyArray_DATA(init_arr))
-        with nogil:
-            bits = titer_reduce_run(&r, requested_threads(), _grain_size)
-        _raise_loop_error()
-        if bits < 0:
-            raise MemoryError("titer: no memory for the partial results of this reduction")
-        bits = fpe_bits(bits)
-        if entry.name in _QUIET_INVALID:
-            bits &= ~8
-        _report_fpe(bits, "reduce")
+            xin, in_dtype, kit = _kit_and_input(entry, xa, T, not masked)
+            # an op without an identity (nor absorbing repeats of initial=) folds
+            # the selected elements from initial=, reading where= as it goes
+            folds_masked = masked and identity is None and entry.name not in _ops.ABSORBING
+            if masked and not folds_masked:
+                if xin is xa:
+                    xin = _keep_order_empty(xa.shape, xa, T)
+                    copy_into(xin, xa)
+                # masked-out slots hold the identity (or, for ops without one,
+                # the initial value: max/min-like ops absorb repeats of it)
+                fill = init_arr if identity is None else _scalar_bytes(identity, T)
+                elementwise("where", xin, mask, xin, fill)     # titer's loops, in place
+            if folds_masked:
+                mcodes[0], mcodes[1], mcodes[2] = dtype_code(T), dtype_code(in_dtype), 0
+                st = plan_state([outk, xin, mask], [T], [T, in_dtype, _BOOL], mcodes)
+            else:
+                st = cast_state(outk, xin, T, in_dtype, codes)
+            flags = numpy_ufunc_flags()
+            flags.is_reduction = True
+            flags.check_mem_overlap = False
+            build_plan(&plan, st, &flags, 1)
+            _fill_reduction(&r, &plan, <uintptr_t>kit)
+            r.ordered = _frontend.folds_in_order(entry.name, T)
+            r.rows_in_order = T.kind in "fc"       # NumPy adds float rows in order
+            r.has_init = init_arr is not None
+            r.init_given = initial is not np._NoValue and initial is not None
+            if r.has_init:
+                r.kit.load_out(r.init, <const char *>cnp.PyArray_DATA(init_arr))
+            with nogil:
+                bits = titer_reduce_run(&r, requested_threads(), _grain_size)
+            _raise_loop_error()
+            if bits < 0:
+                raise MemoryError("titer: no memory for the partial results of this reduction")
+            bits = fpe_bits(bits)
+            if entry.name in _QUIET_INVALID:
+                bits &= ~8
+            _report_fpe(bits, "reduce")
     result = outk if keepdims else np.squeeze(outk, axis=axes)
     if plain and nout > 0 and nred > 0 and xin is xa and (out is None or direct):
         reduce_store(entry, xa, axis, dtype, out, keepdims, T,
@@ -274,6 +291,133 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
 
 
 _BOOL = np.dtype(np.bool_)
+
+
+cdef bint _orders_agree(cnp.ndarray out, cnp.ndarray x):
+    """Whether out= orders the kept dims as x's strides do.  NumPy's axis
+    order is an insertion sort that every operand votes on; where out and x
+    disagree about two kept dims it keeps the C order between them and may
+    stop short (a reduced dim can end up fastest), which titer's plan does
+    not reproduce: those calls keep the plain reduction (NOTE [buffered
+    reductions])."""
+    kept = [d for d in range(x.ndim) if out.shape[d] > 1]
+    by_x = sorted(kept, key=lambda d: abs(x.strides[d]))
+    return sorted(by_x, key=lambda d: abs(out.strides[d])) == by_x
+
+
+cdef bint _numpy_buffers_input(int ndims, const int64_t *shape, const int64_t *out_stride,
+                               const int64_t *x_stride, bint converts, int64_t size_limit):
+    """Whether NumPy 2.4's reduction iterator buffers the input: its
+    npyiter_find_buffering_setup for an output not converted and no where=,
+    over its coalesced dims (fastest first) up to the first kept one.  It
+    weighs the dims that break the operands' single strides (one more
+    operand to move each) against the longer inner loops a buffer gives."""
+    cdef int idim, best_dim = 0, outer_reduce_dim = 0, single_out = 1, single_x = 1, lift
+    cdef int64_t cost = 1 + converts, best_cost, size = shape[0], best_size, capped
+    best_cost, best_size = cost, size
+    for idim in range(1, ndims):
+        if outer_reduce_dim or (size >= size_limit and cost > 1):
+            break
+        if single_out == idim and out_stride[idim - 1] * shape[idim - 1] == out_stride[idim]:
+            single_out += 1
+        else:
+            if single_out == idim:
+                cost += 1
+            if out_stride[idim] == 0 or out_stride[idim - 1] == 0:
+                outer_reduce_dim = idim
+        if single_x == idim:
+            if x_stride[idim - 1] * shape[idim - 1] == x_stride[idim]:
+                single_x += 1
+            elif not converts:
+                cost += 1
+        size *= shape[idim]
+        capped = size_limit if size > size_limit and cost > 1 else size
+        if cost * best_size <= best_cost * capped:
+            best_dim, best_cost, best_size = idim, cost, size
+    lift = 0
+    if outer_reduce_dim and best_dim == outer_reduce_dim and (
+            (single_x == best_dim and not converts)
+            or (x_stride[outer_reduce_dim] == 0 and single_x <= best_dim)):
+        lift = 1
+    return converts or single_x + lift <= best_dim
+
+
+cdef int _reduce_buffered(OpEntry entry, cnp.ndarray xa, cnp.ndarray outk, T, init_arr,
+                          initial, bint converts) except -1:
+    """np.<add>.reduce of an input NumPy's iterator buffers (`converts` it,
+    or moves it: NOTE [buffered reductions] in titer_reduce_buffered.h): the
+    plan over xa as it is (its dims, as NumPy's iterator coalesces them),
+    each buffer converted (byte order and alignment first) as it is summed.
+    Returns
+    the FP flags; -2, doing nothing, where a kept dim is the fastest (NumPy
+    adds element by element, in order: the converted input's outer layout
+    gives its bits) or NumPy reads an input it need not convert in place
+    (_numpy_buffers_input: the plain reduction gives its bits)."""
+    cdef titer_reduction r
+    cdef titer_buffering b
+    cdef Plan plan
+    cdef BuildFlags flags
+    cdef int codes[2]
+    cdef int bits, k, prefix
+    cdef int64_t fastest_kept, stride
+    cdef int64_t shape[MAX_DIMS]
+    cdef int64_t out_stride[MAX_DIMS]
+    cdef int64_t x_stride[MAX_DIMS]
+    native = xa.dtype.newbyteorder("=")
+    in_dtype = DTYPES[dtype_code(native)]
+    swap_unit = 0
+    if not (xa.dtype.isnative and cnp.PyArray_ISALIGNED(xa)):
+        swap_unit = 1 if xa.dtype.isnative else (
+            native.itemsize // 2 if native.kind == "c" else native.itemsize)
+    st = cast_state(outk, xa, T, in_dtype, codes)
+    flags = numpy_ufunc_flags()
+    flags.is_reduction = True
+    flags.check_mem_overlap = False
+    build_plan(&plan, st, &flags, 1)
+    _fill_reduction(&r, &plan, <uintptr_t>_KITS[(entry.name, T.char)])
+    # NumPy's iteration order is by |stride| alone (titer's plan puts the
+    # reduced dims first): its fastest dims are the reduced ones below every
+    # kept dim's stride
+    fastest_kept = -1
+    for k in range(plan.ndim):
+        if plan.shape[k] > 1 and plan.op[0].stride[k] != 0:
+            stride = abs(plan.op[1].stride[k])
+            if fastest_kept < 0 or stride < fastest_kept:
+                fastest_kept = stride
+    prefix = 0
+    while prefix < r.rd.ndim and (fastest_kept < 0 or abs(r.rd.stride[prefix]) < fastest_kept):
+        prefix += 1
+    if prefix == 0 or not _orders_agree(outk, xa):
+        return -2
+    if not converts:        # NumPy buffers it only where its cost model says so
+        for k in range(prefix):
+            shape[k], out_stride[k], x_stride[k] = r.rd.shape[k], 0, r.rd.stride[k]
+        for k in range(plan.ndim):
+            if (prefix < MAX_DIMS and plan.shape[k] > 1 and plan.op[0].stride[k] != 0
+                    and abs(plan.op[1].stride[k]) == fastest_kept):
+                shape[prefix] = plan.shape[k]
+                out_stride[prefix], x_stride[prefix] = plan.op[0].stride[k], plan.op[1].stride[k]
+                prefix += 1
+                break
+        if not _numpy_buffers_input(prefix, shape, out_stride, x_stride, False, np.getbufsize()):
+            return -2
+        prefix = 0
+        while prefix < r.rd.ndim and (fastest_kept < 0 or abs(r.rd.stride[prefix]) < fastest_kept):
+            prefix += 1
+    r.ordered = 0
+    r.rows_in_order = 1
+    r.has_init = init_arr is not None
+    r.init_given = initial is not np._NoValue and initial is not None
+    if r.has_init:
+        r.kit.load_out(r.init, <const char *>cnp.PyArray_DATA(init_arr))
+    b = titer_buffering_of(&r, CAST_TABLE[dtype_code(in_dtype)][dtype_code(T)], T.itemsize,
+                           np.getbufsize(), in_dtype.itemsize, swap_unit, prefix)
+    with nogil:
+        bits = titer_buffered_run(&r, &b, requested_threads(), _grain_size)
+    _raise_loop_error()
+    if bits < 0:
+        raise MemoryError("titer: no memory for the buffers of this reduction")
+    return fpe_bits(bits)
 
 
 cdef int _fill_reduction(titer_reduction *r, const Plan *p, uintptr_t kit) except -1:
