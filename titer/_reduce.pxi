@@ -358,7 +358,7 @@ cdef int _reduce_buffered(OpEntry entry, cnp.ndarray xa, cnp.ndarray outk, T, in
     cdef Plan plan
     cdef BuildFlags flags
     cdef int codes[2]
-    cdef int bits, k, prefix
+    cdef int bits, k, prefix, ndims
     cdef int64_t fastest_kept, stride
     cdef int64_t shape[MAX_DIMS]
     cdef int64_t out_stride[MAX_DIMS]
@@ -390,20 +390,18 @@ cdef int _reduce_buffered(OpEntry entry, cnp.ndarray xa, cnp.ndarray outk, T, in
     if prefix == 0 or not _orders_agree(outk, xa):
         return -2
     if not converts:        # NumPy buffers it only where its cost model says so
-        for k in range(prefix):
+        for k in range(prefix):     # its dims up to the first kept one
             shape[k], out_stride[k], x_stride[k] = r.rd.shape[k], 0, r.rd.stride[k]
+        ndims = prefix
         for k in range(plan.ndim):
-            if (prefix < MAX_DIMS and plan.shape[k] > 1 and plan.op[0].stride[k] != 0
+            if (ndims < MAX_DIMS and plan.shape[k] > 1 and plan.op[0].stride[k] != 0
                     and abs(plan.op[1].stride[k]) == fastest_kept):
-                shape[prefix] = plan.shape[k]
-                out_stride[prefix], x_stride[prefix] = plan.op[0].stride[k], plan.op[1].stride[k]
-                prefix += 1
+                shape[ndims] = plan.shape[k]
+                out_stride[ndims], x_stride[ndims] = plan.op[0].stride[k], plan.op[1].stride[k]
+                ndims += 1
                 break
-        if not _numpy_buffers_input(prefix, shape, out_stride, x_stride, False, np.getbufsize()):
+        if not _numpy_buffers_input(ndims, shape, out_stride, x_stride, False, np.getbufsize()):
             return -2
-        prefix = 0
-        while prefix < r.rd.ndim and (fastest_kept < 0 or abs(r.rd.stride[prefix]) < fastest_kept):
-            prefix += 1
     r.ordered = 0
     r.rows_in_order = 1
     r.has_init = init_arr is not None
