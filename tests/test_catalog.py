@@ -1145,9 +1145,13 @@ def _in_power_range(x, y):
         & (bound < 120)
 
 
-def _normal_close_exponents(y, x):
-    ey, ex = _exponent(y).astype(np.int64), _exponent(x).astype(np.int64)
-    return (ey >= 1) & (ey <= 254) & (ex >= 1) & (ex <= 254) & (np.abs(ey - ex) < 100)
+# float32 arctan2's fast path: |y| and |x| in [2^-45, 2^45)
+# (titer_fast_arctan2f_ok, titer_vatan2f16_ok)
+ARCTAN2_32_RANGE = (2.0 ** -45, 2.0 ** 45)
+
+
+def _arctan2f_range(y, x):
+    return _within(y, ARCTAN2_32_RANGE) & _within(x, ARCTAN2_32_RANGE)
 
 
 def _divisor_normal_quotient_below_2_27(x, y):
@@ -1169,7 +1173,7 @@ FAST2_RANGES = {"fmod": (_divisor_normal_quotient_below_2_27, ((1.0, 0.0), "inva
                 "floor_divide": (_floor_divide_range, ((1.0, 0.0), "divide")),
                 "hypot": (lambda x, y: np.isfinite(x) & np.isfinite(y),
                           ((3e38, 3e38), "overflow")),
-                "arctan2": (_normal_close_exponents, None),
+                "arctan2": (_arctan2f_range, None),
                 "power": (_in_power_range, ((10.0, 50.0), "overflow"))}
 
 
@@ -1398,7 +1402,8 @@ def test_float32_power_by_tables():
     (|y log2 x| near 120) and inside it, within 1 ULP of the float64 power
     rounded to float32, a scalar exponent and pairs giving the same bits;
     the same bits through the 16-lane loop and through its scalar twin
-    (rows of 15 elements: each a loop's remainder); out-of-range elements
+    (rows of 15 elements: each a loop's remainder), and at AVX-512 strided
+    (its blocks gathered); out-of-range elements
     inside whole vectors getting libm's answers and NumPy's warnings, in
     place too."""
     x = np.arange(0x00800000, 0x7f800000, 4099, dtype=np.uint32).view(np.float32)
@@ -1420,6 +1425,9 @@ def test_float32_power_by_tables():
         twin = titer.elementwise("power", None, padded[:, :15], y)
         np.testing.assert_array_equal(twin.ravel().view(np.uint32),
                                       got[: rows.size].view(np.uint32))
+        if _core.isa_levels()[1] == "avx512":       # (the split loop's go to libm)
+            strided = titer.elementwise("power", None, np.repeat(xs, 2)[::2], y)
+            np.testing.assert_array_equal(strided.view(np.uint32), got.view(np.uint32))
     xs = x[_in_power_range(x, np.float32(2.5))][:4000].copy()
     odd = np.array([-1.5, 0.0, np.inf, np.nan, 1e-40, -0.0, 3e38], np.float32)
     xs[5::37] = np.resize(odd, xs[5::37].size)
@@ -1956,13 +1964,13 @@ ARCTAN2_64_RANGE = (2.0 ** -125, 2.0 ** 125)
 ARCTAN2_64_ULPS = 1
 
 
-def arctan2_64_pairs(n=500000):
-    """(y, x) pairs in the fast path's range, both signs, all four
+def arctan2_64_pairs(n=500000, bounds=ARCTAN2_64_RANGE):
+    """(y, x) pairs in the fast path's range (bounds), both signs, all four
     quadrants: magnitudes log-uniform over the range and uniform in (0, 1),
     y / x near 0, 1, tan(pi/8) (where the reduction switches) and huge, and
     x near -|y| (results near 3 pi / 4) or -|y| tiny (near pi)."""
     rng = np.random.default_rng(23)
-    lo, hi = np.log(ARCTAN2_64_RANGE[0]), np.log(ARCTAN2_64_RANGE[1])
+    lo, hi = np.log(bounds[0]), np.log(bounds[1])
 
     def signs(v):
         return np.where(rng.random(v.size) < 0.5, -v, v)
@@ -1983,9 +1991,68 @@ def arctan2_64_pairs(n=500000):
     steep = (y, y * signs(gap))
     y, x = (np.concatenate(part) for part in zip(wide, unit, near_one, near_pi8, near_3pi4,
                                                   near_zero, near_pi, steep))
-    keep = ((np.abs(y) >= ARCTAN2_64_RANGE[0]) & (np.abs(y) < ARCTAN2_64_RANGE[1])
-            & (np.abs(x) >= ARCTAN2_64_RANGE[0]) & (np.abs(x) < ARCTAN2_64_RANGE[1]))
+    keep = _within(y, bounds) & _within(x, bounds)
     return y[keep], x[keep]
+
+
+def _within(v, bounds):
+    return (np.abs(v) >= bounds[0]) & (np.abs(v) < bounds[1])
+
+
+def test_float32_arctan2_fast_path_in_sixteen_lanes_and_its_twin():
+    """float32 arctan2's own path (at AVX-512 titer_voddf.h's 16-lane form
+    without a division, which the loop runs; below, a division in double,
+    the vector math library's loop's fallback):
+    within 1 ULP of the float64 result rounded to float32 on pairs over the
+    quadrants and ratios of its range, its edges included, raising nothing;
+    rows of 15 (each a loop's tail: the scalar twin) give the bits of whole
+    vectors, a scalar on either side those of pairs, a strided operand
+    those of contiguous ones (its blocks gathered, as the vector math
+    library's loops gather theirs); lanes out of range
+    inside whole vectors (zeros, subnormals, the range's edges, inf, NaN)
+    get NumPy's values, apart and in place."""
+    y, x = (v.astype(np.float32) for v in arctan2_64_pairs(200000, ARCTAN2_32_RANGE))
+    lo, hi = np.float32(ARCTAN2_32_RANGE[0]), np.float32(ARCTAN2_32_RANGE[1])
+    ends = np.array([lo, np.nextafter(lo, hi), np.nextafter(hi, lo), 1.0], np.float32)
+    ey, ex = (e.ravel() for e in np.meshgrid(np.concatenate([ends, -ends]),
+                                             np.concatenate([ends, -ends])))
+    y, x = np.concatenate([y, ey]), np.concatenate([x, ex])
+    keep = _arctan2f_range(y, x)
+    y, x = y[keep], x[keep]
+    assert y.size > 900000
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        whole = titer.elementwise("arctan2", None, y, x)
+    # the 16-lane form is the loop at AVX-512; the hook runs the baseline's
+    got = whole if _core.isa_levels()[1] == "avx512" else own_fast_path("arctan2", y, x)
+    rounded = np.arctan2(y.astype(np.float64), x.astype(np.float64)).astype(np.float32)
+    ulps = np.abs(got.view(np.int32).astype(np.int64) - rounded.view(np.int32))
+    assert ulps.max() <= 1, (y[np.argmax(ulps)], x[np.argmax(ulps)])
+    rows = [v[: v.size // 15 * 15].reshape(-1, 15) for v in (y, x)]
+    padded = [np.ones((r.shape[0], 16), np.float32) for r in rows]
+    for pad, r in zip(padded, rows):
+        pad[:, :15] = r
+    tails = titer.elementwise("arctan2", None, padded[0][:, :15], padded[1][:, :15])
+    np.testing.assert_array_equal(tails.ravel().view(np.uint32),
+                                  whole[: rows[0].size].view(np.uint32))
+    for a, b in ((y[:50000], np.float32(-0.3)), (np.float32(7.5), x[:50000])):
+        pairs = titer.elementwise("arctan2", None, *np.broadcast_arrays(a, b))
+        np.testing.assert_array_equal(titer.elementwise("arctan2", None, a, b).view(np.uint32),
+                                      pairs.view(np.uint32))
+    if _core.isa_levels()[1] == "avx512" or _core.has_vector_libm():   # (libm's else)
+        strided = titer.elementwise("arctan2", None, np.repeat(y, 2)[::2], x)
+        np.testing.assert_array_equal(strided.view(np.uint32), whole.view(np.uint32))
+    odd = np.array([0.0, -0.0, 1e-40, -1e-45, np.nextafter(lo, 0), hi, -3e38, np.inf, -np.inf,
+                    np.nan], np.float32)
+    ys, xs = y[:6000].copy(), x[:6000].copy()
+    ys[5::37] = np.resize(odd, ys[5::37].size)
+    xs[11::41] = np.resize(odd[::-1], xs[11::41].size)
+    with np.errstate(all="ignore"):
+        want = np.arctan2(ys, xs)
+        same_as_numpy("arctan2", titer.elementwise("arctan2", None, ys, xs), want, "odd lanes")
+        inplace = ys.copy()
+        titer.elementwise("arctan2", inplace, inplace, xs)
+        same_as_numpy("arctan2", inplace, want, "odd lanes in place")
 
 
 def test_float64_arctan2_fast_path():

@@ -202,10 +202,15 @@ _VECTOR_FORMS_F16 = {"titer_fast_tanf": ("titer_tanf_twin", "titer_vtanf"),
                      "titer_fast_sinhf": ("titer_fast_sinhf", "titer_vsinhf")}
 # (their 16-lane forms are written with FMA: the loops are built to fuse)
 _FMA_FAST |= set(_VECTOR_FORMS_F16)
-# binary float32 fast paths with vector forms at AVX-512 (titer_vpowf.h):
+# binary float32 fast paths with vector forms at AVX-512, run by
+# TITER_VEC_LOOP2_F16 (titer_vpowf.h) where the unit defines the guard:
 # fast function -> (its scalar twin, the forms' stem: <stem>16 on sixteen
-# lanes, <stem>16_ok its range mask, <stem>8 on eight)
-_VECTOR_FORMS2 = {"titer_fast_powerf": ("titer_powf_table", "titer_vpowf")}
+# lanes, <stem>16_ok its range mask, <stem>16_whole storing a vector all in
+# range, the guard); power in titer_vpowf.h, arctan2 in titer_voddf.h
+_VECTOR_FORMS2 = {"titer_fast_powerf": ("titer_powf_table", "titer_vpowf", "TITER_HAVE_VPOWF"),
+                  "titer_fast_arctan2f": ("titer_atan2f_twin", "titer_vatan2f",
+                                          "TITER_HAVE_VFAST_F16")}
+_FMA_FAST |= set(_VECTOR_FORMS2)
 # binary float64 ops with an 8-lane form at AVX-512 and no own path below
 # it, where the vector libm's loop runs (titer_vpow.h): (op, signature) ->
 # the forms' stem: <stem>8 on eight lanes with its range mask <stem>8_ok,
@@ -231,6 +236,8 @@ def vector_form_guard(op, sig):
         return "TITER_HAVE_VFAST_F16"
     if (op.name, sig) in _VECTOR_FORMS2_D8:
         return "TITER_HAVE_VPOW"
+    if fast in _VECTOR_FORMS2:
+        return _VECTOR_FORMS2[fast][2]
     return None
 
 
@@ -264,9 +271,10 @@ def split_loop_body(op, sig, ins, outs):
         "TITER_TWO_OUTPUTS" if len(outs) == 2 else "TITER_ONE_OUTPUT")
     if fast[1] not in _VECTOR_FORMS2:
         return split
-    twin, vfast = _VECTOR_FORMS2[fast[1]]
-    return "\n#ifdef TITER_HAVE_VPOWF\n    TITER_VEC_LOOP2_F16(%s, %s, %s, %s16_ok, %s16, %s8)\n" \
-           "#else\n    %s\n#endif\n" % (kernel_name(op, sig), fast[0], twin, vfast, vfast, vfast, split)
+    twin, vfast, guard = _VECTOR_FORMS2[fast[1]]
+    return "\n#ifdef %s\n    TITER_VEC_LOOP2_F16(%s, %s, %s, %s16_ok, %s16, %s16_whole)\n" \
+           "#else\n    %s\n#endif\n" % (guard, kernel_name(op, sig), fast[0], twin, vfast, vfast,
+                                         vfast, split)
 
 
 def veclib_loop_body(op, sig, ins):

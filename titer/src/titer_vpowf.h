@@ -106,6 +106,12 @@ TITER_FAST_INLINE titer_v16f titer_vpowf16(titer_v16f x, titer_v16f y) {
     return (titer_v16f)_mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
 }
 #define TITER_HAVE_VPOWF 1
+/* a vector with every lane in range, eight lanes at a time
+ * (TITER_VEC_BLOCK2_F16's WHOLE) */
+#define titer_vpowf16_whole(dst, at, xv, yv, XH, YH) {                          \
+        _mm256_storeu_ps(dst, titer_vpowf8(XH(at), YH(at)));                 \
+        _mm256_storeu_ps((dst) + 8, titer_vpowf8(XH((at) + 8), YH((at) + 8))); \
+    }
 
 /* titer_fast_powerf_ok on sixteen lanes: the mask of the lanes in range
  * (the same bounds, the same float product for |y| (|exponent of x| + 1)) */
@@ -123,30 +129,32 @@ TITER_FAST_INLINE __mmask16 titer_vpowf16_ok(titer_v16f x, titer_v16f y) {
 }
 
 /* TITER_SPLIT_LOOP2 (titer_loops.h) for a binary float32 fast path with a
- * 16-lane form VFAST, its 8-lane form VFAST8 (the same bits), its range
- * test VOK (a mask of the lanes in range) and its scalar twin TWIN, on
- * contiguous operands (a scalar on either side broadcast), per block: a
- * vector with every lane in range goes straight through VFAST8, eight lanes
- * loaded at a time; another has its out-of-range lanes given (1, 1) and left
- * unwritten (a masked store: in place they still hold their inputs), then
- * recomputed by KERNEL (libm) from the block's first such vector on; the
- * block's last n mod 16 elements through TWIN or KERNEL.  (A pass writing
- * every lane's mask first, then blending each vector's inputs and output by
- * it, cost 1.23 ns an element against 1.08 in cache on one AVX-512 thread;
- * the bare 16-lane form 0.90.) */
-#define TITER_VEC_BLOCK2_F16(KERNEL, OK, TWIN, VOK, VFAST, VFAST8, XV, YV, XH, YH, X_AT, Y_AT) \
-    for (int64_t start = 0; start < n; start += TITER_SPLIT_BLOCK) {        \
-        int64_t m = n - start < TITER_SPLIT_BLOCK ? n - start : TITER_SPLIT_BLOCK; \
-        float *bo = po + start;                                              \
+ * 16-lane form VFAST, its range test VOK (a mask of the lanes in range),
+ * its scalar twin TWIN and WHOLE(dst, at, xv, yv, XH, YH), which stores a
+ * vector whose every lane is in range (VFAST of xv and yv, or, for power,
+ * two 8-lane forms of the same bits on eight lanes loaded at a time by XH
+ * and YH: <stem>16_whole), on contiguous operands (a scalar on either side
+ * broadcast; other layouts gathered a block at a time into buffers, so
+ * that every layout gets the contiguous call's bits), per block: a vector
+ * with every lane in range goes straight through WHOLE; another has its
+ * out-of-range lanes given (1, 1) and left unwritten (a masked store: in
+ * place they still hold their inputs), then recomputed by KERNEL (libm)
+ * from the block's first such vector on; the block's last n mod 16
+ * elements through TWIN or KERNEL. (For power, a pass writing every lane's
+ * mask first, then blending each vector's inputs and output by it, cost
+ * 1.23 ns an element against 1.08 in cache on one AVX-512 thread; the bare
+ * 16-lane form 0.90.) */
+#define TITER_VEC_BLOCK2_F16(N, PO, KERNEL, OK, TWIN, VOK, VFAST, WHOLE, XV, YV, XH, YH, X_AT, Y_AT) \
+    for (int64_t start = 0; start < (N); start += TITER_SPLIT_BLOCK) {      \
+        int64_t m = (N) - start < TITER_SPLIT_BLOCK ? (N) - start : TITER_SPLIT_BLOCK; \
+        float *bo = (PO) + start;                                            \
         int64_t nv = m / 16, first_partial = nv;                             \
         for (int64_t v = 0; v < nv; v++) {                                   \
             titer_v16f xv = XV(start + 16 * v), yv = YV(start + 16 * v);     \
             __mmask16 mask = VOK(xv, yv);                                    \
             keep[v] = mask;                                                  \
             if (__builtin_expect(mask == 0xffff, 1)) {                       \
-                int64_t at = start + 16 * v;                                 \
-                _mm256_storeu_ps(bo + 16 * v, VFAST8(XH(at), YH(at)));       \
-                _mm256_storeu_ps(bo + 16 * v + 8, VFAST8(XH(at + 8), YH(at + 8))); \
+                WHOLE(bo + 16 * v, start + 16 * v, xv, yv, XH, YH);          \
                 continue;                                                    \
             }                                                                \
             if (first_partial == nv)                                         \
@@ -172,7 +180,13 @@ TITER_FAST_INLINE __mmask16 titer_vpowf16_ok(titer_v16f x, titer_v16f y) {
 #define TITER_V8_Y_ARRAY(i) _mm256_loadu_ps(py + (i))
 #define TITER_V8_SCALAR_X(i) (vx8)
 #define TITER_V8_SCALAR_Y(i) (vy8)
-#define TITER_VEC_LOOP2_F16(KERNEL, OK, TWIN, VOK, VFAST, VFAST8)                 \
+#define TITER_V16_X_BUF(i) (*(const titer_v16f_u *)(xb + (i)))
+#define TITER_V16_Y_BUF(i) (*(const titer_v16f_u *)(yb + (i)))
+#define TITER_V8_X_BUF(i) _mm256_loadu_ps(xb + (i))
+#define TITER_V8_Y_BUF(i) _mm256_loadu_ps(yb + (i))
+#define TITER_AT_X_BUF(i) xb[i]
+#define TITER_AT_Y_BUF(i) yb[i]
+#define TITER_VEC_LOOP2_F16(KERNEL, OK, TWIN, VOK, VFAST, WHOLE)                   \
     char *o = data[0], *x = data[1], *y = data[2];                           \
     const int64_t so = strides[0], sx = strides[1], sy = strides[2];         \
     const int64_t item = (int64_t)sizeof(float);                            \
@@ -181,23 +195,34 @@ TITER_FAST_INLINE __mmask16 titer_vpowf16_ok(titer_v16f x, titer_v16f y) {
     const float vx = *px, vy = *py;                                         \
     const titer_v16f vx16 = (titer_v16f){0} + vx, vy16 = (titer_v16f){0} + vy; \
     const __m256 vx8 = _mm256_set1_ps(vx), vy8 = _mm256_set1_ps(vy);         \
+    (void)vx8; (void)vy8;                   /* (forms without 8 lanes) */    \
     __mmask16 keep[TITER_SPLIT_BLOCK / 16];      /* lanes through VFAST */   \
     if (so == item && sx == item && sy == item) {                            \
-        TITER_VEC_BLOCK2_F16(KERNEL, OK, TWIN, VOK, VFAST, VFAST8, TITER_V16_X_ARRAY,   \
+        TITER_VEC_BLOCK2_F16(n, po, KERNEL, OK, TWIN, VOK, VFAST, WHOLE, TITER_V16_X_ARRAY,   \
                              TITER_V16_Y_ARRAY, TITER_V8_X_ARRAY, TITER_V8_Y_ARRAY,      \
                              TITER_AT_X_ARRAY, TITER_AT_Y_ARRAY)             \
     } else if (so == item && sx == item && sy == 0) {                        \
-        TITER_VEC_BLOCK2_F16(KERNEL, OK, TWIN, VOK, VFAST, VFAST8, TITER_V16_X_ARRAY,   \
+        TITER_VEC_BLOCK2_F16(n, po, KERNEL, OK, TWIN, VOK, VFAST, WHOLE, TITER_V16_X_ARRAY,   \
                              TITER_V16_SCALAR_Y, TITER_V8_X_ARRAY, TITER_V8_SCALAR_Y,    \
                              TITER_AT_X_ARRAY, TITER_AT_SCALAR_Y)            \
     } else if (so == item && sx == 0 && sy == item) {                        \
-        TITER_VEC_BLOCK2_F16(KERNEL, OK, TWIN, VOK, VFAST, VFAST8, TITER_V16_SCALAR_X,  \
+        TITER_VEC_BLOCK2_F16(n, po, KERNEL, OK, TWIN, VOK, VFAST, WHOLE, TITER_V16_SCALAR_X,  \
                              TITER_V16_Y_ARRAY, TITER_V8_SCALAR_X, TITER_V8_Y_ARRAY,     \
                              TITER_AT_SCALAR_X, TITER_AT_Y_ARRAY)            \
-    } else {                                                                 \
-        for (int64_t i = 0; i < n; i++)                                      \
-            *(float *)(o + i * so) = KERNEL(*(const float *)(x + i * sx),              \
-                                            *(const float *)(y + i * sy));             \
+    } else {            /* each block gathered: the contiguous call's bits */ \
+        float xb[TITER_SPLIT_BLOCK], yb[TITER_SPLIT_BLOCK], ob[TITER_SPLIT_BLOCK]; \
+        for (int64_t base = 0; base < n; base += TITER_SPLIT_BLOCK) {        \
+            const int64_t count = n - base < TITER_SPLIT_BLOCK ? n - base : TITER_SPLIT_BLOCK; \
+            for (int64_t i = 0; i < count; i++) {                            \
+                xb[i] = *(const float *)(x + (base + i) * sx);               \
+                yb[i] = *(const float *)(y + (base + i) * sy);               \
+            }                                                                \
+            TITER_VEC_BLOCK2_F16(count, ob, KERNEL, OK, TWIN, VOK, VFAST, WHOLE, TITER_V16_X_BUF, \
+                                 TITER_V16_Y_BUF, TITER_V8_X_BUF, TITER_V8_Y_BUF,          \
+                                 TITER_AT_X_BUF, TITER_AT_Y_BUF)             \
+            for (int64_t i = 0; i < count; i++)                              \
+                *(float *)(o + (base + i) * so) = ob[i];                     \
+        }                                                                    \
     }
 #endif
 #endif
