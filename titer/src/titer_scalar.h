@@ -1026,18 +1026,7 @@ TITER_FAST_INLINE float titer_fast_logf(float x) {
     return titer_poly_fma(0.693359375f, fe, m + y);
 }
 
-/* exp2: 2^x = 2^n * e^((x - n) ln 2) with n = rint(x) and the exp
- * polynomial; within 1 ULP of the correctly rounded exp2 on every float32 with
- * |x| < 126 (checked exhaustively against double exp2), where the result is
- * normal and finite. */
-TITER_FAST_INLINE int titer_fast_exp2f_ok(float x) {
-    return (titer_f2bits(x) & 0x7fffffffu) < 0x42fc0000u;      /* |x| < 126 */
-}
-TITER_FAST_INLINE float titer_fast_exp2f(float x) {
-    float pow2;
-    float n = titer_expf_reduce(x, 1.0f, 127.0f, &pow2);      /* rint(x) */
-    return (titer_expm1f_poly((x - n) * 0.693147180559945309f) + 1.0f) * pow2;
-}
+/* exp2: titer_vexp2f.h (titer_fast_exp2f, included below) */
 
 /* tanh: Cephes' odd polynomial below |x| = 0.625 (the select compares x^2,
  * which the polynomial needs anyway, with 0.625^2); above, 1 - 2 / (e^2|x|
@@ -1519,6 +1508,7 @@ TITER_FAST_INLINE float titer_fast_arctanhf(float xf) {
 #include "titer_vlog1pf.h"  /* float32 log1p, arcsinh, arccosh, arctanh at AVX-512 */
 #include "titer_voddf.h"    /* float32 tanh, arctan by piecewise polynomials at AVX-512 */
 #include "titer_vsinhf.h"   /* float32 sinh, and its 16-lane form at AVX-512 */
+#include "titer_vexp2f.h"   /* float32 exp2, and its 16-lane form at AVX-512 */
 
 /* atan(a) for finite a >= 0: a reduced to |c| <= tan(pi/8) with one division
  * (c = a, (a - 1) / (a + 1) + pi/4, or -1/a + pi/2), then FreeBSD's s_atan.c
