@@ -212,7 +212,7 @@ _FAST_PATHS.update({name: {c + c + "->" + c: name + "_" + c for c in INTS[2:]}
 # 0.33 against _ZGVeN16v_atanf's 0.585; float32 exp2 (titer_vexp2f.h: 2^r
 # by one polynomial, 0.19 against _ZGVeN16v_exp2f's 0.26) and arctan2
 # (titer_voddf.h: no division, one polynomial over [0, 1], 1.5 ULP from
-# the exact value where libmvec's is 3.2) too.
+# the exact value where libmvec's reaches 3.4) too.
 _VECTOR_LIBM = {"exp": "exp", "exp2": "exp2", "expm1": "expm1", "log": "log", "log2": "log2",
                 "log10": "log10", "log1p": "log1p", "sin": "sin", "cos": "cos", "tan": "tan",
                 "arcsin": "asin", "arccos": "acos", "arctan": "atan", "sinh": "sinh",

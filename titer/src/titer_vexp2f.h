@@ -31,29 +31,11 @@
     p_ = FMA(p_, r_, C(0x1.62e430p-1f));                                                  \
     V result = FMA(p_, r_, C(1.0f)) * pow2_;
 
-#define TITER_EXP2F_F1_OPS float, int32_t, titer_poly_fma, TITER_SCALAR_C, TITER_F1_TOBITS, \
-                           TITER_F1_FROMBITS, TITER_F1_CVT, TITER_F1_MIN, sqrtf, TITER_F1_MASK
-
-TITER_FAST_INLINE int titer_fast_exp2f_ok(float x) {
-    return (titer_f2bits(x) & 0x7fffffffu) < 0x42fc0000u;      /* |x| < 126 */
-}
-TITER_FAST_INLINE float titer_fast_exp2f(float x) {
-    TITER_KERNEL_OF(TITER_EXP2F_KERNEL, TITER_EXP2F_F1_OPS, x, result)
-    return result;
-}
-
-#if defined(__GNUC__) && !defined(__clang__) && defined(__AVX512F__)
-TITER_FAST_INLINE titer_v16f titer_vexp2f16(titer_v16f x) {
-    TITER_KERNEL_OF(TITER_EXP2F_KERNEL, TITER_V16_OPS, x, result)
-    return result;
-}
-/* titer_fast_exp2f_ok's range; lanes out of it keep their inputs for the
- * kernel (TITER_VEC_LOOP_F16 in titer_vtanf.h) */
-TITER_FAST_INLINE __mmask16 titer_vexp2f16_ok(titer_v16f x) {
-    return titer_vbits16_in(TITER_V16_MAGNITUDE(x), 0u, 0x42fc0000u);
-}
+/* exp2: |x| < 126, the result normal and finite: titer_fast_exp2f and
+ * titer_fast_exp2f_ok, titer_vexp2f16 and titer_vexp2f16_ok; lanes out of
+ * the range keep their inputs for the kernel (TITER_VEC_LOOP_F16) */
+TITER_TWIN_FORMS(titer_fast_exp2f, titer_vexp2f16, TITER_EXP2F_KERNEL, 0u, 0x42fc0000u)
 #define titer_vexp2f16_rest TITER_VEC_REST_INPUT
 #define titer_vexp2f16_safe 0.5f
-#endif
 
 #endif

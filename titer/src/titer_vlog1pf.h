@@ -47,9 +47,27 @@
 #define TITER_F1_CVT(e) ((float)(e))
 #define TITER_F1_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define TITER_F1_MASK(c) (0 - (int32_t)(c))
+/* the one-float operation list of an every-level fast path: FMA as the
+ * level has it (titer_poly_fma: fused in the instruction-set units) */
+#define TITER_F1_LEVEL_OPS float, int32_t, titer_poly_fma, TITER_SCALAR_C, TITER_F1_TOBITS, \
+                           TITER_F1_FROMBITS, TITER_F1_CVT, TITER_F1_MIN, sqrtf, TITER_F1_MASK
 /* a kernel on an operation list: the list expands before the kernel's
  * arguments are counted */
 #define TITER_KERNEL_OF(KERNEL, ...) KERNEL(__VA_ARGS__)
+/* A kernel whose one-float form (on TITER_F1_LEVEL_OPS) is every level's
+ * fast path FAST (with its range test FAST_ok: magnitudes whose bits lie
+ * in [LO, HI)) and, where AVX-512 is the target, the twin of its 16-lane
+ * form FORM16 (with FORM16_ok, the same range on sixteen lanes): sinh
+ * (titer_vsinhf.h), exp2 (titer_vexp2f.h). */
+#define TITER_TWIN_FORMS(FAST, FORM16, KERNEL, LO, HI)                             \
+    TITER_FAST_INLINE int FAST##_ok(float x) {                                      \
+        return titer_fabs_bits(x) - (uint32_t)(LO) < (uint32_t)(HI) - (uint32_t)(LO); \
+    }                                                                               \
+    TITER_FAST_INLINE float FAST(float x) {                                         \
+        TITER_KERNEL_OF(KERNEL, TITER_F1_LEVEL_OPS, x, result)                      \
+        return result;                                                              \
+    }                                                                               \
+    TITER_TWIN_FORM16(FORM16, KERNEL, LO, HI)
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__AVX512F__)
 
@@ -125,6 +143,15 @@
         TITER_KERNEL_OF(KERNEL, V16_OPS, x, result)                                  \
         return result;                                                               \
     }
+/* TITER_TWIN_FORMS' sixteen lanes */
+#define TITER_TWIN_FORM16(FORM16, KERNEL, LO, HI)                                  \
+    TITER_FAST_INLINE titer_v16f FORM16(titer_v16f x) {                              \
+        TITER_KERNEL_OF(KERNEL, TITER_V16_OPS, x, result)                            \
+        return result;                                                               \
+    }                                                                                \
+    TITER_FAST_INLINE __mmask16 FORM16##_ok(titer_v16f x) {                          \
+        return titer_vbits16_in(TITER_V16_MAGNITUDE(x), LO, HI);                     \
+    }
 #define TITER_F16_FORMS(TWIN, FORM16, KERNEL) \
     TITER_F16_FORMS_OF(TWIN, FORM16, KERNEL, TITER_F1_OPS, TITER_V16_OPS)
 TITER_F16_FORMS(titer_logf_twin, titer_vlogf16, TITER_LOGF_KERNEL)
@@ -189,5 +216,7 @@ TITER_FAST_INLINE __mmask16 titer_vatanhf16_ok(titer_v16f x) {
 #define titer_vasinhf16_safe 1.0f
 #define titer_vatanhf16_safe 0.5f
 
+#else
+#define TITER_TWIN_FORM16(FORM16, KERNEL, LO, HI)
 #endif
 #endif

@@ -41,31 +41,12 @@
     V mag_ = diff_ + FMA(sum_, r_, FMA(diff_, pe_, sum_ * po_));                     \
     V result = FROMBITS(TOBITS(mag_) | sign_);
 
-#define TITER_SINHF_F1_OPS float, int32_t, titer_poly_fma, TITER_SCALAR_C, TITER_F1_TOBITS, \
-                           TITER_F1_FROMBITS, TITER_F1_CVT, TITER_F1_MIN, sqrtf, TITER_F1_MASK
-
 /* sinh: 2^-30 <= |x| < 87.5 (no partial product underflows; n <= 126, so
- * 2^(-n-1) is a float or 0) */
-TITER_FAST_INLINE int titer_fast_sinhf_ok(float x) {
-    return titer_fabs_bits(x) - 0x30800000u < 0x42af0000u - 0x30800000u;
-}
-TITER_FAST_INLINE float titer_fast_sinhf(float x) {
-    TITER_KERNEL_OF(TITER_SINHF_KERNEL, TITER_SINHF_F1_OPS, x, result)
-    return result;
-}
-
-#if defined(__GNUC__) && !defined(__clang__) && defined(__AVX512F__)
-TITER_FAST_INLINE titer_v16f titer_vsinhf16(titer_v16f x) {
-    TITER_KERNEL_OF(TITER_SINHF_KERNEL, TITER_V16_OPS, x, result)
-    return result;
-}
-/* titer_fast_sinhf_ok's range; lanes out of it keep their inputs for the
- * kernel (TITER_VEC_LOOP_F16 in titer_vtanf.h) */
-TITER_FAST_INLINE __mmask16 titer_vsinhf16_ok(titer_v16f x) {
-    return titer_vbits16_in(TITER_V16_MAGNITUDE(x), 0x30800000u, 0x42af0000u);
-}
+ * 2^(-n-1) is a float or 0): titer_fast_sinhf and titer_fast_sinhf_ok,
+ * titer_vsinhf16 and titer_vsinhf16_ok; lanes out of the range keep their
+ * inputs for the kernel (TITER_VEC_LOOP_F16 in titer_vtanf.h) */
+TITER_TWIN_FORMS(titer_fast_sinhf, titer_vsinhf16, TITER_SINHF_KERNEL, 0x30800000u, 0x42af0000u)
 #define titer_vsinhf16_rest TITER_VEC_REST_INPUT
 #define titer_vsinhf16_safe 0.5f
-#endif
 
 #endif
