@@ -210,7 +210,7 @@ _FAST_PATHS.update({name: {c + c + "->" + c: name + "_" + c for c in INTS[2:]}
 # float32 tanh and arctan too, by piecewise polynomials (titer_voddf.h),
 # within 1 ULP: in cache 0.24 against titer_fast_tanhf's 0.40 ns an element,
 # 0.33 against _ZGVeN16v_atanf's 0.585; float32 exp2 (titer_vexp2f.h: 2^r
-# by one polynomial, 0.19 against _ZGVeN16v_exp2f's 0.26) and arctan2
+# by one polynomial, 0.15-0.20 against _ZGVeN16v_exp2f's 0.21-0.23) and arctan2
 # (titer_voddf.h: no division, one polynomial over [0, 1], 1.5 ULP from
 # the exact value where libmvec's reaches 3.4) too.
 _VECTOR_LIBM = {"exp": "exp", "exp2": "exp2", "expm1": "expm1", "log": "log", "log2": "log2",

@@ -14,8 +14,9 @@
  * without, raising nothing but inexact (checked exhaustively in C against
  * double exp2, the twin bit-identical).  12 operations a vector where
  * e^(r ln2) through titer_expm1f_poly took 15: in cache on one AVX-512
- * thread (C harness) 0.19 ns an element against 0.26 for the vector math
- * library's _ZGVeN16v_exp2f, which the avx2 level keeps.  The operations as
+ * thread (C harness, three runs) 0.15-0.20 ns an element against 0.21-0.23
+ * for the vector math library's _ZGVeN16v_exp2f, which the avx2 level
+ * keeps.  The operations as
  * in titer_vlog1pf.h; included by titer_scalar.h after it. */
 #ifndef TITER_VEXP2F_H
 #define TITER_VEXP2F_H

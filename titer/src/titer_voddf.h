@@ -250,9 +250,10 @@ TITER_F16_FORMS_OF(titer_atanf_twin, titer_vatanf16, TITER_ATANF_KERNEL, TITER_O
  * 4.1e7 random pairs over all quadrants, magnitudes and ratios (one in
  * seven within a few ulps of |y| = |x|), raising nothing; libmvec's
  * _ZGVeN16vv_atan2f is 3.4 ULP from it there.  In cache on one thread (C
- * harness, pairs in (0.1, 0.9)): 0.46 ns an element against 0.67 for
- * libmvec's, which the avx2 level keeps (a piecewise atan q as arctan's
- * above, 0.57). */
+ * harness, pairs in (0.1, 0.9), one run): 0.66-0.69 ns an element against
+ * 0.93-0.97 for libmvec's, which the avx2 level keeps; a piecewise atan q
+ * as arctan's above ran at about libmvec's speed, with vdivps 1.3 times
+ * slower still. */
 static const float titer_atan2f_head[32] = {
     [1] = 0x1.921fb6p+0f, [30] = 0x1.921fb6p+1f, [31] = 0x1.921fb6p+0f};
 static const float titer_atan2f_tail[32] = {
