@@ -181,7 +181,6 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
     cdef titer_reduction r
     cdef Plan plan
     cdef BuildState st
-    cdef BuildFlags flags
     cdef int codes[2]
     cdef int mcodes[3]
     cdef int k, bits
@@ -255,17 +254,11 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
                 st = plan_state([outk, xin, mask], [T], [T, in_dtype, _BOOL], mcodes)
             else:
                 st = cast_state(outk, xin, T, in_dtype, codes)
-            flags = numpy_ufunc_flags()
-            flags.is_reduction = True
-            flags.check_mem_overlap = False
-            build_plan(&plan, st, &flags, 1)
+            _reduction_plan(&plan, st)
             _fill_reduction(&r, &plan, <uintptr_t>kit)
             r.ordered = _frontend.folds_in_order(entry.name, T)
             r.rows_in_order = T.kind in "fc"       # NumPy adds float rows in order
-            r.has_init = init_arr is not None
-            r.init_given = initial is not np._NoValue and initial is not None
-            if r.has_init:
-                r.kit.load_out(r.init, <const char *>cnp.PyArray_DATA(init_arr))
+            _start_value(&r, init_arr, initial)
             with nogil:
                 bits = titer_reduce_run(&r, requested_threads(), _grain_size)
             _raise_loop_error()
@@ -306,14 +299,15 @@ cdef bint _orders_agree(cnp.ndarray out, cnp.ndarray x):
 
 
 cdef bint _numpy_buffers_input(int ndims, const int64_t *shape, const int64_t *out_stride,
-                               const int64_t *x_stride, bint converts, int64_t size_limit):
-    """Whether NumPy 2.4's reduction iterator buffers the input: its
-    npyiter_find_buffering_setup for an output not converted and no where=,
-    over its coalesced dims (fastest first) up to the first kept one.  It
-    weighs the dims that break the operands' single strides (one more
-    operand to move each) against the longer inner loops a buffer gives."""
+                               const int64_t *x_stride, int64_t size_limit):
+    """Whether NumPy 2.4's reduction iterator buffers an input it need not
+    convert: its npyiter_find_buffering_setup for an output not converted
+    and no where=, over its coalesced dims (fastest first) up to the first
+    kept one.  It weighs the dims that break the operands' single strides
+    (one more operand to move each) against the longer inner loops a buffer
+    gives.  (A converted input is always buffered.)"""
     cdef int idim, best_dim = 0, outer_reduce_dim = 0, single_out = 1, single_x = 1, lift
-    cdef int64_t cost = 1 + converts, best_cost, size = shape[0], best_size, capped
+    cdef int64_t cost = 1, best_cost, size = shape[0], best_size, capped
     best_cost, best_size = cost, size
     for idim in range(1, ndims):
         if outer_reduce_dim or (size >= size_limit and cost > 1):
@@ -328,7 +322,7 @@ cdef bint _numpy_buffers_input(int ndims, const int64_t *shape, const int64_t *o
         if single_x == idim:
             if x_stride[idim - 1] * shape[idim - 1] == x_stride[idim]:
                 single_x += 1
-            elif not converts:
+            else:
                 cost += 1
         size *= shape[idim]
         capped = size_limit if size > size_limit and cost > 1 else size
@@ -336,10 +330,9 @@ cdef bint _numpy_buffers_input(int ndims, const int64_t *shape, const int64_t *o
             best_dim, best_cost, best_size = idim, cost, size
     lift = 0
     if outer_reduce_dim and best_dim == outer_reduce_dim and (
-            (single_x == best_dim and not converts)
-            or (x_stride[outer_reduce_dim] == 0 and single_x <= best_dim)):
+            single_x == best_dim or (x_stride[outer_reduce_dim] == 0 and single_x <= best_dim)):
         lift = 1
-    return converts or single_x + lift <= best_dim
+    return single_x + lift <= best_dim
 
 
 cdef int _reduce_buffered(OpEntry entry, cnp.ndarray xa, cnp.ndarray outk, T, init_arr,
@@ -356,7 +349,6 @@ cdef int _reduce_buffered(OpEntry entry, cnp.ndarray xa, cnp.ndarray outk, T, in
     cdef titer_reduction r
     cdef titer_buffering b
     cdef Plan plan
-    cdef BuildFlags flags
     cdef int codes[2]
     cdef int bits, k, prefix, ndims
     cdef int64_t fastest_kept, stride
@@ -369,11 +361,7 @@ cdef int _reduce_buffered(OpEntry entry, cnp.ndarray xa, cnp.ndarray outk, T, in
     if not (xa.dtype.isnative and cnp.PyArray_ISALIGNED(xa)):
         swap_unit = 1 if xa.dtype.isnative else (
             native.itemsize // 2 if native.kind == "c" else native.itemsize)
-    st = cast_state(outk, xa, T, in_dtype, codes)
-    flags = numpy_ufunc_flags()
-    flags.is_reduction = True
-    flags.check_mem_overlap = False
-    build_plan(&plan, st, &flags, 1)
+    _reduction_plan(&plan, cast_state(outk, xa, T, in_dtype, codes))
     _fill_reduction(&r, &plan, <uintptr_t>_KITS[(entry.name, T.char)])
     # NumPy's iteration order is by |stride| alone (titer's plan puts the
     # reduced dims first): its fastest dims are the reduced ones below every
@@ -400,14 +388,11 @@ cdef int _reduce_buffered(OpEntry entry, cnp.ndarray xa, cnp.ndarray outk, T, in
                 out_stride[ndims], x_stride[ndims] = plan.op[0].stride[k], plan.op[1].stride[k]
                 ndims += 1
                 break
-        if not _numpy_buffers_input(ndims, shape, out_stride, x_stride, False, np.getbufsize()):
+        if not _numpy_buffers_input(ndims, shape, out_stride, x_stride, np.getbufsize()):
             return -2
     r.ordered = 0
     r.rows_in_order = 1
-    r.has_init = init_arr is not None
-    r.init_given = initial is not np._NoValue and initial is not None
-    if r.has_init:
-        r.kit.load_out(r.init, <const char *>cnp.PyArray_DATA(init_arr))
+    _start_value(&r, init_arr, initial)
     b = titer_buffering_of(&r, CAST_TABLE[dtype_code(in_dtype)][dtype_code(T)], T.itemsize,
                            np.getbufsize(), in_dtype.itemsize, swap_unit, prefix)
     with nogil:
@@ -416,6 +401,28 @@ cdef int _reduce_buffered(OpEntry entry, cnp.ndarray xa, cnp.ndarray outk, T, in
     if bits < 0:
         raise MemoryError("titer: no memory for the buffers of this reduction")
     return fpe_bits(bits)
+
+
+cdef int _reduction_plan(Plan *plan, BuildState st) except -1:
+    """The plan of a reduction's build state: NumPy's ufunc rules, as a
+    reduction, with no overlap check (the callers' outputs never overlap
+    the input: an out= that does gets a fresh output, copied in after)."""
+    cdef BuildFlags flags = numpy_ufunc_flags()
+    flags.is_reduction = True
+    flags.check_mem_overlap = False
+    build_plan(plan, st, &flags, 1)
+    return 0
+
+
+cdef int _start_value(titer_reduction *r, init_arr, initial) except -1:
+    """r's start: init_arr (initial=, or the op's identity where NumPy
+    starts from it) in the kit's accumulator, else each output's first
+    element; whether initial= was given."""
+    r.has_init = init_arr is not None
+    r.init_given = initial is not np._NoValue and initial is not None
+    if r.has_init:
+        r.kit.load_out(r.init, <const char *>cnp.PyArray_DATA(init_arr))
+    return 0
 
 
 cdef int _fill_reduction(titer_reduction *r, const Plan *p, uintptr_t kit) except -1:
