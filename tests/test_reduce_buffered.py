@@ -241,3 +241,20 @@ def _main(seed, start, count):
 
 if __name__ == "__main__":
     _main(*(int(a) for a in sys.argv[1:4]))
+
+
+def test_rows_in_order_start_from_initial():
+    """A sum whose reduced dims a kept one splits (axes 0 and 2 of
+    x[:, :2, :3000]) with initial=: NumPy's output holds initial before it
+    adds the first row's sum, (init + s0) + s1 (titer added it last, init +
+    (s0 + s1), in the plain reduction of an input it need not convert),
+    converted or not, on one thread and two."""
+    base = np.random.default_rng(5).standard_normal((2, 4, 6000)) * 100
+    for dt in ("<f8", ">f8"):
+        x = base.astype(dt)[:, :2, :3000]
+        want = np.add.reduce(x, axis=(0, 2), initial=11.54791103612904, dtype=np.float64)
+        for threads in (1, 2):
+            with titer.num_threads(threads):
+                got = titer.reduce("add", x, axis=(0, 2), initial=11.54791103612904,
+                                   dtype=np.float64)
+            assert _same(want, got), (dt, threads)

@@ -322,8 +322,18 @@ static void titer_pw_combine(const titer_reduction *r, const titer_leaves *g, co
     r->kit->combine(acc, right);
 }
 
+/* Whether rows added in order start from initial= (NumPy's output holds
+ * it before the first row's sum is added: (init + s0) + s1, where adding
+ * it last gives init + (s0 + s1)); a single row's sum is added to it
+ * either way. */
+static inline int titer_rows_from_init(const titer_reduction *r, const titer_leaves *g) {
+    return r->rows_in_order && r->init_given && g->nleaves > 1;
+}
+
 /* One output's leaves (computed, or read from its partials) combined:
- * the rows' pairwise trees, then the rows' cascade in index order. */
+ * the rows' pairwise trees, then the rows' cascade in index order (rows in
+ * order: each row's sum added in turn, from initial= where
+ * titer_rows_from_init; titer_inner_finish stores the result). */
 static void titer_inner_combine(const titer_reduction *r, const titer_leaves *g,
                                 const char *base, const char *partials, void *acc) {
     if (g->nleaves == 1) {
@@ -340,15 +350,28 @@ static void titer_inner_combine(const titer_reduction *r, const titer_leaves *g,
             titer_pw_combine(r, g, base, partials, g->n0, &leaf, tmp);
         else
             titer_leaf_value(r, g, base, partials, leaf++, tmp);
-        if (!r->rows_in_order)
+        if (!r->rows_in_order) {
             titer_cascade_push(&c, r->kit, tmp);
-        else if (first)         /* NumPy adds each row's sum to the output in turn */
-            memcpy(acc, tmp, (size_t)r->kit->acc_size);
-        else
+        } else if (first && !titer_rows_from_init(r, g)) {
+            memcpy(acc, tmp, (size_t)r->kit->acc_size);   /* NumPy adds each row's */
+        } else {                                          /* sum to the output in turn */
+            if (first)
+                memcpy(acc, r->init, (size_t)r->kit->acc_size);
             r->kit->combine(acc, tmp);
+        }
     }
     if (!r->rows_in_order)
         titer_cascade_result(&c, r->kit, acc);
+}
+
+/* The output of titer_inner_combine's acc: the start value added last
+ * (titer_red_finish) unless the rows started from it. */
+static inline void titer_inner_finish(const titer_reduction *r, const titer_leaves *g,
+                                      char *out, const void *acc) {
+    if (titer_rows_from_init(r, g))
+        r->kit->store(out, acc);
+    else
+        titer_red_finish(r, out, acc);
 }
 
 static void titer_inner_outputs(const titer_reduction *r, const titer_leaves *g,
@@ -358,7 +381,7 @@ static void titer_inner_outputs(const titer_reduction *r, const titer_leaves *g,
         int64_t in_off, out_off;
         titer_red_kept(r, 0, j, &in_off, &out_off);
         titer_inner_combine(r, g, r->in + in_off, NULL, acc);
-        titer_red_finish(r, r->out + out_off, acc);
+        titer_inner_finish(r, g, r->out + out_off, acc);
     }
 }
 
@@ -628,7 +651,7 @@ static int titer_inner_leaves_run(const titer_reduction *r, const titer_leaves *
         int64_t in_off, out_off;
         titer_inner_combine(r, g, NULL, partials + (size_t)(j * g->nleaves) * sz, acc);
         titer_red_kept(r, 0, j, &in_off, &out_off);
-        titer_red_finish(r, r->out + out_off, acc);
+        titer_inner_finish(r, g, r->out + out_off, acc);
     }
     free(partials);
     return 0;
