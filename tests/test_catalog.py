@@ -399,6 +399,50 @@ def test_float16_nextafter_every_x_toward_every_kind_of_y():
 
 
 
+def _nextafter_edges(dtype):
+    """Values where C's nextafter changes case: zeros, subnormal and normal
+    ends, the largest finite, infinities, NaNs quiet and signaling with
+    payloads of either sign, and ordinary values."""
+    uint = np.dtype("u%d" % np.dtype(dtype).itemsize).type
+    info = np.finfo(dtype)
+    mant = info.nmant
+    inf_bits, quiet = uint(((1 << info.nexp) - 1) << mant), uint(1 << (mant - 1))
+    sign = uint(1 << (mant + info.nexp))
+    magnitudes = [uint(0), uint(1), uint(2), quiet - uint(1), uint(1 << mant) - uint(1),
+                  uint(1 << mant), uint(1 << mant) + uint(1),
+                  np.array(1.0, dtype).view(uint)[()], inf_bits - uint(1), inf_bits,
+                  inf_bits | quiet, inf_bits | quiet | uint(5), inf_bits | uint(1),
+                  inf_bits | uint(7)]
+    bits = np.array(magnitudes + [m | sign for m in magnitudes], uint)
+    return bits.view(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_nextafter_on_the_bits_gives_libms_bits_and_flags(dtype):
+    """float32 and float64 nextafter, branch-free on the bits: NumPy's bits
+    (glibc's nextafter: NaN payloads too) on every pair of edge values and
+    on random bit patterns, and NumPy's warnings for each edge pair, alone
+    and inside a vector of quiet neighbours, at several positions."""
+    uint = np.dtype("u%d" % np.dtype(dtype).itemsize)
+    edges = _nextafter_edges(dtype)
+    x, y = (v.ravel() for v in np.meshgrid(edges, edges))
+    rng = np.random.default_rng(49)
+    rx = rng.integers(0, np.iinfo(uint).max, 20000, dtype=uint, endpoint=True).view(dtype)
+    ry = np.where(rng.random(20000) < 0.2, rx, rng.permutation(rx))
+    for a, b in ((x, y), (rx, ry), (rx, np.roll(edges, 3).repeat(1 + 20000 // edges.size)[:20000])):
+        with np.errstate(all="ignore"):
+            want = np.nextafter(a, b)
+            got = titer.elementwise("nextafter", None, a, b)
+        np.testing.assert_array_equal(got.view(uint), want.view(uint))
+    ones, twos = np.ones(37, dtype), np.full(37, 2.0, dtype)
+    for i, (a, b) in enumerate(zip(x, y)):
+        xs, ys = ones.copy(), twos.copy()
+        xs[i % 37], ys[i % 37] = a, b
+        for args in ((x[i:i + 1], y[i:i + 1]), (xs, ys)):
+            assert _warned(lambda: titer.elementwise("nextafter", None, *args)) == \
+                _warned(lambda: np.nextafter(*args)), (a, b)
+
+
 @pytest.mark.parametrize("gives_y", [0, 1])
 def test_float16_nextafter_of_equal_values_under_either_numpy_rule(gives_y):
     """titer follows the NumPy it runs with (_frontend.HALF_NEXTAFTER_GIVES_Y):
@@ -997,6 +1041,30 @@ def test_where_and_clip_every_dtype(dtype):
     for other in (np.float32, np.int8, np.complex128):
         assert_like_numpy("where", (cond, x, value_grid(other, (5,), seed=6)),
                           "where %s %s" % (dtype, np.dtype(other)))
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_clip_in_lexicographic_order_on_long_rows(dtype):
+    """Complex clip (every compare runs, picks on the bits): NumPy's bits
+    on rows long enough for the vector loop, with ties in the real parts so
+    the imaginary parts decide, NaNs in either part of value or bound, and
+    bounds crossed (lo > hi)."""
+    rng = np.random.default_rng(26)
+    n = 4099
+    def draw():
+        return (rng.integers(-3, 4, n) + 1j * rng.integers(-3, 4, n)).astype(dtype) / 2
+    x, lo, hi = draw(), draw(), draw()
+    for v in (x, lo, hi):
+        v.real[rng.random(n) < 0.03] = np.nan
+        v.imag[rng.random(n) < 0.03] = np.nan
+    for args in ((x, lo, hi), (x, hi, lo), (x, lo[5], hi), (x[::3], lo[::3], hi[::-3])):
+        with np.errstate(invalid="ignore"):
+            want = np._core.umath.clip(*args)
+        got = titer.elementwise("clip", None, *args)
+        bits = np.uint32 if dtype == "complex64" else np.uint64
+        np.testing.assert_array_equal(got.view(bits), want.view(bits))
+        assert _warned(lambda: titer.elementwise("clip", None, *args)) == \
+            _warned(lambda: np._core.umath.clip(*args))
 
 
 def test_clip_with_scalar_bounds_and_none():

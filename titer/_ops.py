@@ -308,7 +308,7 @@ OPS += [
         "half": "(titer_half)((a & 0x7fffu) | (b & 0x8000u))",
         "float": "titer_m2(copysign, a, b)"}, (), "|a| with the sign of b"),
     Op("nextafter", 2, 1, same(FLOATING), {"half": "titer_half_nextafter(a, b)",
-                                           "float": "titer_m2(nextafter, a, b)"},
+                                           "float": "titer_nextafter(a, b)"},
        (), "next float after a towards b"),
     Op("spacing", 1, 1, same(FLOATING, 1), {"half": "titer_half_spacing(a)",
                                             "float": "titer_spacing(a)"},

@@ -25,7 +25,8 @@
    titer_m1 titer_m2 titer_clamp_int titer_floordiv titer_remainder
    titer_domain_log titer_domain_log2 titer_domain_log10 titer_domain_log1p
    titer_spacing titer_logaddexp titer_logaddexp2 titer_clip_float
-   titer_half_nextafter titer_half_spacing titer_half_sign titer_clip_half
+   titer_nextafter titer_half_nextafter titer_half_spacing titer_half_sign
+   titer_clip_half
    titer_ifloordiv titer_iremainder titer_ifmod titer_igcd titer_ilcm
    titer_lshift titer_rshift titer_popcount titer_ireciprocal titer_clip_int
    titer_divmod titer_idivmod modf frexp titer_modf titer_frexp titer_ldexp titer_select
@@ -292,6 +293,9 @@ TITER_MIXED_CMP(greater_equal, >=)
 /* libm's float or double variant: C++ overloads pick it by the argument. */
 #define titer_m1(fn, x) (fn(x))
 #define titer_m2(fn, x, y) (fn((x), (y)))
+/* the CPU's is branch-free on the bits for its flags (titer_scalar.h); the
+ * device's nextafter raises none */
+#define titer_nextafter(x, y) (nextafter((x), (y)))
 /* the op table's log family: on the CPU with titer's own error path
  * (glibc's is slow: NOTE [libm error paths] in titer_scalar.h); the
  * device's functions have no slow path to avoid */
