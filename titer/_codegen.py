@@ -182,7 +182,8 @@ def float_fast_twin(op, sig):
 # titer_vfast_<name>_ok, the same arithmetic as the scalar
 # titer_fast_<name>), run by TITER_VEC_LOOP_D8 in the units whose target
 # has them (TITER_HAVE_VFAST_D: AVX-512) and by the split loop in the others
-_VECTOR_FORMS = {"titer_fast_exp", "titer_fast_exp2", "titer_fast_expm1", "titer_fast_arcsin"}
+_VECTOR_FORMS = {"titer_fast_exp", "titer_fast_exp2", "titer_fast_expm1", "titer_fast_arcsin",
+                 "titer_fast_tanh"}
 # float32 fast paths with a 16-lane form at AVX-512, run by
 # TITER_VEC_LOOP_F16 (titer_vtanf.h): fast function -> (the forms' scalar
 # twin, the 16-lane form <stem>16 with its range test <stem>16_ok, what
