@@ -159,7 +159,8 @@ _FMA_FAST = {"titer_fast_fmod", "titer_fast_remainder", "titer_fast_floor_divide
              "titer_fast_divmod", "titer_fast_exp", "titer_fast_exp2", "titer_fast_expm1f",
              "titer_fast_sinhf", "titer_fast_coshf", "titer_fast_powerf", "titer_fast_expf",
              "titer_fast_exp2f", "titer_fast_tanhf", "titer_fast_expm1", "titer_fast_arcsin",
-             "titer_fast_arctan2", "titer_fast_tan", "titer_fast_logf", "titer_fast_tanf"}
+             "titer_fast_arctan2", "titer_fast_tan", "titer_fast_logf", "titer_fast_tanf",
+             "titer_fast_tanh"}
 
 
 def float_fast_twin(op, sig):
