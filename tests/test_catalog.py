@@ -1400,6 +1400,20 @@ def test_own_fast_path_out_of_range_anywhere_in_a_block(name, char):
 # (an exhaustive search over q in big-integer arithmetic): |x - q pi/2|
 # down to 2^-60.5 (q = 29 and its doublings), where tan(x) = -1 / r needs
 # pi/2 to 113 bits beyond x's last one
+def _same_bits_by_twin_and_shuffled(name, x, got, rng):
+    """A float64 8-lane form's bits `got` for `x` again through its scalar
+    twin (rows of 7 elements: each a loop's remainder) and shuffled
+    (vectors mixing the kernel's branches)."""
+    rows = x[: x.size // 7 * 7].reshape(-1, 7)
+    padded = np.full((rows.shape[0], 8), 0.25)
+    padded[:, :7] = rows
+    twin = titer.elementwise(name, None, padded[:, :7])
+    np.testing.assert_array_equal(twin.ravel().view(np.uint64), got[: rows.size].view(np.uint64))
+    order = rng.permutation(x.size)
+    shuffled = titer.elementwise(name, None, x[order])
+    np.testing.assert_array_equal(shuffled.view(np.uint64), got[order].view(np.uint64))
+
+
 def test_float64_arcsin_fast_path_dispatched_and_its_twin():
     """float64 arcsin runs titer's own path at every level (8 lanes at
     AVX-512, titer_vfast_arcsin; the split loop below): the dispatched
@@ -1422,14 +1436,7 @@ def test_float64_arcsin_fast_path_dispatched_and_its_twin():
     want = np.arcsin(x.astype(np.longdouble)).astype(np.float64)
     ulps = np.abs(got.view(np.int64) - want.view(np.int64))
     assert ulps.max() <= FAST64_ULPS["arcsin"], x[np.argmax(ulps)]
-    rows = x[: x.size // 7 * 7].reshape(-1, 7)
-    padded = np.full((rows.shape[0], 8), 0.25)
-    padded[:, :7] = rows
-    twin = titer.elementwise("arcsin", None, padded[:, :7])
-    np.testing.assert_array_equal(twin.ravel().view(np.uint64), got[: rows.size].view(np.uint64))
-    order = rng.permutation(x.size)
-    shuffled = titer.elementwise("arcsin", None, x[order])
-    np.testing.assert_array_equal(shuffled.view(np.uint64), got[order].view(np.uint64))
+    _same_bits_by_twin_and_shuffled("arcsin", x, got, rng)
 
 
 def test_float64_tanh_fast_path_dispatched_and_its_twin():
@@ -1461,14 +1468,7 @@ def test_float64_tanh_fast_path_dispatched_and_its_twin():
     for result, limit in (((got, bound),) if own else ()) + ((own_fast_path("tanh", x), 2),):
         ulps = np.abs(result.view(np.int64) - want.view(np.int64))
         assert ulps.max() <= limit, x[np.argmax(ulps)]
-    rows = x[: x.size // 7 * 7].reshape(-1, 7)
-    padded = np.full((rows.shape[0], 8), 0.25)
-    padded[:, :7] = rows
-    twin = titer.elementwise("tanh", None, padded[:, :7])
-    np.testing.assert_array_equal(twin.ravel().view(np.uint64), got[: rows.size].view(np.uint64))
-    order = rng.permutation(x.size)
-    shuffled = titer.elementwise("tanh", None, x[order])
-    np.testing.assert_array_equal(shuffled.view(np.uint64), got[order].view(np.uint64))
+    _same_bits_by_twin_and_shuffled("tanh", x, got, rng)
     edges = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 5e-324, -5e-324, 1e-310, 1e-300,
                       2.0 ** -27, 1.0, 25.0, -710.0, np.finfo(np.float64).max] * 3)
     with np.errstate(all="ignore"):

@@ -194,8 +194,9 @@ _FAST_PATHS.update({name: {c + c + "->" + c: name + "_" + c for c in INTS[2:]}
 # by tests/test_veclib.py), over float64's bound of 2.  Float64 exp2 and
 # tanh run titer's own paths at AVX-512, where their 8-lane forms are faster
 # (titer_vexp.h, _codegen._VECTOR_FORMS; tanh within 0.61 ULP of the exact
-# value where _ZGVeN8v_tanh reaches 1.18), the vector libm's below.  Float32 power runs
-# titer's own path too, within 1 ULP: at AVX-512 by tables in registers
+# value where _ZGVeN8v_tanh reaches 1.18), the vector libm's below.
+# Float32 power runs titer's own path too, within 1 ULP: at AVX-512 by
+# tables in registers
 # (titer_vpowf.h, _codegen._VECTOR_FORMS2; 1.10 ns an element in its loop,
 # one thread, 2^20 elements, against 1.48 for _ZGVeN16vv_powf), below it
 # titer_fast_powerf, 1.25x as fast as the vector libm's (1.18 against
