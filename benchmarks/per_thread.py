@@ -9,6 +9,7 @@ import time
 import numpy as np
 
 import titer
+from titer import _frontend
 
 
 def best_of(call, repeat=7):
@@ -25,7 +26,7 @@ def main(specs, n=2 ** 20):
     rng = np.random.default_rng(0)
     for spec in specs:
         name, code = spec.split(":")
-        ufunc, dtype = getattr(np, name), np.dtype(code)
+        ufunc, dtype = _frontend.ufunc_for(name), np.dtype(code)    # clip: NumPy's ufunc
         if dtype.kind == "c":
             args = [(rng.uniform(0.1, 0.9, n) + 1j * rng.uniform(-0.9, 0.9, n)).astype(dtype)
                     for _ in range(ufunc.nin)]
