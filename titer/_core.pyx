@@ -2,6 +2,7 @@
 # execution (for_each / DimCounter / loop2d) and the elementwise entry point.
 # The module is split into .pxi files by job; they share one C namespace.
 import functools
+import itertools
 import os
 import threading
 import warnings

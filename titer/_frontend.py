@@ -516,6 +516,18 @@ def sums_in_buffers(name, T):
     return name == "add" and T.kind in "fc"
 
 
+def held_output(name, T, out_dtype):
+    """out='s dtype (native) where NumPy's reduction in loop dtype T holds
+    its running value in it between inner-loop calls and that rounding can
+    change the result (NOTE [held outputs] in titer_reduce_buffered.h): an
+    out= of another type than T, for a float or complex loop other than a
+    real max/min (rounding is monotone: it commutes with them); else None."""
+    out_dtype = out_dtype.newbyteorder("=")
+    if out_dtype == T or T.kind not in "fc" or (T.kind == "f" and name in _ops.ABSORBING):
+        return None
+    return out_dtype
+
+
 def folds_in_order(name, T):
     """NumPy reduces in a left fold, element after element in its iteration
     order, unless the op is reorderable and the order cannot change a bit:

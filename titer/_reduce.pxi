@@ -52,7 +52,9 @@ cdef extern from "titer_reduce.h" nogil:
 
 cdef extern from "titer_reduce_buffered.h" nogil:
     ctypedef struct titer_buffering:
-        pass
+        titer_cast_fn hold_out
+        titer_cast_fn hold_in
+        int folds
     titer_buffering titer_buffering_of(const titer_reduction *r, titer_cast_fn cast,
                                        int64_t item, int64_t size, int64_t in_item,
                                        int swap_unit, int prefix)
@@ -183,7 +185,7 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
     cdef BuildState st
     cdef int codes[2]
     cdef int mcodes[3]
-    cdef int k, bits
+    cdef int k, bits, reduce_bits = 0
     cdef cnp.ndarray init_arr
     dtype_code(xa.dtype)
     xin = None
@@ -226,16 +228,22 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
                                               else None):
         _frontend.warn_discarded_imaginary(3)
 
+    held = None
     if nout > 0 and nred == 0:
         copy_into(outk, init_arr)
     elif nout > 0:
         bits = -2
         converts = not _usable_as_is(xa, T)
-        if (not masked and _frontend.sums_in_buffers(entry.name, T) and (converts or (
-                ndim > 1 and (out is None or out.dtype == T)))):
-            bits = _reduce_buffered(entry, xa, outk, T, init_arr, initial, converts)
+        held = None if out is None or masked else _frontend.held_output(entry.name, T, out.dtype)
+        start_bits = 0
+        if held is not None and init_arr is not None:
+            init_arr, start_bits = _held_start(init_arr, T, held)
+        if held is not None or (not masked and _frontend.sums_in_buffers(entry.name, T) and (
+                converts or (ndim > 1 and (out is None or out.dtype == T)))):
+            bits = _reduce_buffered(entry, xa, outk, T, init_arr, initial, converts, held)
         if bits != -2:
-            _report_fpe(bits, "reduce")     # NumPy's: the conversions' flags too
+            reduce_bits = bits | start_bits
+            _report_fpe(reduce_bits, "reduce")     # NumPy's: the conversions' flags too
         else:
             xin, in_dtype, kit = _kit_and_input(entry, xa, T, not masked)
             # an op without an identity (nor absorbing repeats of initial=) folds
@@ -264,17 +272,19 @@ cdef object _reduce_impl(name, x, axis, dtype, out, bint keepdims, initial, wher
             _raise_loop_error()
             if bits < 0:
                 raise MemoryError("titer: no memory for the partial results of this reduction")
-            bits = fpe_bits(bits)
+            bits = fpe_bits(bits) | start_bits
             if entry.name in _QUIET_INVALID:
                 bits &= ~8
+            reduce_bits = bits
             _report_fpe(bits, "reduce")
     result = outk if keepdims else np.squeeze(outk, axis=axes)
     if plain and nout > 0 and nred > 0 and xin is xa and (out is None or direct):
         reduce_store(entry, xa, axis, dtype, out, keepdims, T,
                      result if out is None else out, &r, entry.name in _QUIET_INVALID)
     if out is not None:
-        if not direct:
-            _report_fpe(fpe_bits(copy_into(out, result)), "cast")
+        if not direct:      # a held output's write-backs are the reduction's (exact here)
+            _report_fpe(fpe_bits(copy_into(out, result)) & ~reduce_bits,
+                        "cast" if held is None else "reduce")
         return out
     return result
 
@@ -336,7 +346,7 @@ cdef bint _numpy_buffers_input(int ndims, const int64_t *shape, const int64_t *o
 
 
 cdef int _reduce_buffered(OpEntry entry, cnp.ndarray xa, cnp.ndarray outk, T, init_arr,
-                          initial, bint converts) except -1:
+                          initial, bint converts, held=None) except -1:
     """np.<add>.reduce of an input NumPy's iterator buffers (`converts` it,
     or moves it: NOTE [buffered reductions] in titer_reduce_buffered.h): the
     plan over xa as it is (its dims, as NumPy's iterator coalesces them),
@@ -345,7 +355,11 @@ cdef int _reduce_buffered(OpEntry entry, cnp.ndarray xa, cnp.ndarray outk, T, in
     the FP flags; -2, doing nothing, where a kept dim is the fastest (NumPy
     adds element by element, in order: the converted input's outer layout
     gives its bits) or NumPy reads an input it need not convert in place
-    (_numpy_buffers_input: the plain reduction gives its bits)."""
+    (_numpy_buffers_input: the plain reduction gives its bits).  `held`:
+    out='s dtype, where NumPy's output buffer holds the running value in it
+    between calls (NOTE [held outputs]): always cut, the accumulator rounded
+    through it after each call; where a kept dim is fastest,
+    _reduce_held_rows."""
     cdef titer_reduction r
     cdef titer_buffering b
     cdef Plan plan
@@ -375,9 +389,13 @@ cdef int _reduce_buffered(OpEntry entry, cnp.ndarray xa, cnp.ndarray outk, T, in
     prefix = 0
     while prefix < r.rd.ndim and (fastest_kept < 0 or abs(r.rd.stride[prefix]) < fastest_kept):
         prefix += 1
+    if prefix == 0 and held is not None:
+        return _reduce_held_rows(entry, xa, outk, T, held, init_arr)
+    if held is not None and _output_buffer_reused(&plan, &r, prefix):
+        return -2
     if prefix == 0 or not _orders_agree(outk, xa):
         return -2
-    if not converts:        # NumPy buffers it only where its cost model says so
+    if not converts and held is None:   # NumPy buffers it only where its cost model says so
         for k in range(prefix):     # its dims up to the first kept one
             shape[k], out_stride[k], x_stride[k] = r.rd.shape[k], 0, r.rd.stride[k]
         ndims = prefix
@@ -395,12 +413,91 @@ cdef int _reduce_buffered(OpEntry entry, cnp.ndarray xa, cnp.ndarray outk, T, in
     _start_value(&r, init_arr, initial)
     b = titer_buffering_of(&r, CAST_TABLE[dtype_code(in_dtype)][dtype_code(T)], T.itemsize,
                            np.getbufsize(), in_dtype.itemsize, swap_unit, prefix)
+    if held is not None:
+        b.hold_out = CAST_TABLE[dtype_code(T)][dtype_code(held)]
+        b.hold_in = CAST_TABLE[dtype_code(held)][dtype_code(T)]
+        b.folds = not _frontend.sums_in_buffers(entry.name, T)
     with nogil:
         bits = titer_buffered_run(&r, &b, requested_threads(), _grain_size)
     _raise_loop_error()
     if bits < 0:
         raise MemoryError("titer: no memory for the buffers of this reduction")
     return fpe_bits(bits)
+
+
+cdef bint _output_buffer_reused(const Plan *plan, const titer_reduction *r, int prefix):
+    """Whether NumPy keeps a held output's buffer (NOTE [held outputs])
+    across the periods of a reduction split by a kept dim: its buffer is
+    the reduced prefix's sweep times that kept dim, and where the whole dim
+    fits in it (with no other kept dim before the next reduced one) the
+    next period finds the same output in a buffer it reuses unrounded."""
+    cdef int k, between = 0
+    cdef int64_t sweep = 1, kept = 1, next_reduced
+    if prefix >= r.rd.ndim:
+        return False
+    next_reduced = abs(r.rd.stride[prefix])
+    for k in range(prefix):
+        sweep *= r.rd.shape[k]
+    for k in range(plan.ndim):
+        if (plan.shape[k] > 1 and plan.op[0].stride[k] != 0
+                and abs(plan.op[1].stride[k]) < next_reduced):
+            between += 1
+            kept *= plan.shape[k]
+    return between == 1 and sweep * kept <= np.getbufsize()
+
+
+def _held_start(init_arr, T, held):
+    """The start as NumPy's held output holds it (written into out= first):
+    rounded through `held`, with that conversion's flags."""
+    narrow = np.empty((), held)
+    bits = copy_into(narrow, init_arr)
+    start = np.empty((), T)
+    bits |= copy_into(start, narrow)
+    return start, fpe_bits(bits)
+
+
+cdef int _reduce_held_rows(OpEntry entry, object xa, object outk, T, held,
+                           init_arr) except -1:
+    """A held reduction (NOTE [held outputs]) whose fastest dims are kept
+    ones: -2, doing nothing, where NumPy reuses its output buffer in T until
+    the end (the plain reduction's bits): a buffer holds two or more reduced
+    rows of them, or one and they ascend in memory (measured against NumPy
+    2.4: tests/test_reduce_held.py); else NumPy's running value rounded to
+    `held` after every reduced index --
+    titer's loop of the op in T over each reduced slice in NumPy's
+    iteration order, into the held running value.  Returns the FP flags."""
+    reduced = [d for d in range(xa.ndim) if outk.shape[d] == 1 and xa.shape[d] > 1]
+    fastest_reduced = min(abs(xa.strides[d]) for d in reduced)
+    faster_kept, ascending = 1, True
+    for d in range(xa.ndim):
+        if outk.shape[d] > 1 and abs(xa.strides[d]) < fastest_reduced:
+            faster_kept *= xa.shape[d]
+            ascending = ascending and xa.strides[d] > 0
+    if 2 * faster_kept <= np.getbufsize() or (ascending and faster_kept <= np.getbufsize()):
+        return -2
+    reduced.sort(key=lambda d: -abs(xa.strides[d]))         # slowest first
+    acc = _keep_order_empty(outk.shape, xa, held)
+    first = [0] * xa.ndim
+    found = {}
+    if init_arr is not None:
+        found["start"] = copy_into(acc, init_arr)
+    else:                       # NumPy copies the first slice into out= first
+        found["start"] = copy_into(acc, xa[tuple(slice(0, 1) if d in reduced else slice(None)
+                                                 for d in range(xa.ndim))])
+    step = functools.partial(elementwise, dtype=T, casting="unsafe")
+    for index in itertools.product(*[range(xa.shape[d]) for d in reduced]):
+        if init_arr is None and not any(index):
+            continue
+        where = [slice(None)] * xa.ndim
+        for d, i in zip(reduced, index):
+            where[d] = slice(i, i + 1)
+        for name, bits in collect_fpe(step, entry.name, acc, acc, xa[tuple(where)])[1].items():
+            found[name] = found.get(name, 0) | bits
+    bits = fpe_bits(found.pop("start"))
+    for more in found.values():
+        bits |= more
+    copy_into(outk, acc)            # exact: held values are T's
+    return bits
 
 
 cdef int _reduction_plan(Plan *plan, BuildState st) except -1:

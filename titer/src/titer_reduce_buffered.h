@@ -27,7 +27,26 @@
  * plain reduction, _orders_agree in _reduce.pxi.)  So here: each call's
  * elements converted by the cast loop into a thread's buffer, the kit's
  * pairwise loop over them, the sums added in order, rounded to the loop type
- * after each (float16 sums in float). */
+ * after each (float16 sums in float).
+ *
+ * NOTE [held outputs]: an out= of another type than the loop's (float64
+ * values summed into a float32 out=) is an operand NumPy's iterator buffers
+ * too, and it writes that buffer back into out= after each call of the
+ * cut above and reads it again for the next: the output's running value is
+ * rounded to out='s type between calls (its start too), and its
+ * conversion's flags are the reduction's.  So a held reduction keeps the
+ * cut, rounds its accumulator through out='s type after each call, and
+ * runs for every op whose result such rounding can change (float and
+ * complex loops but max/min): the sums as above, the others folded call
+ * after call in order (`folds`).  NumPy skips the reload (so the rounding)
+ * where it reuses a buffer: the next buffer starts at the same place of
+ * out= and the last one was whole (nditer's BUF_REUSABLE).  Where a kept
+ * dim is fastest that holds while a buffer takes two or more reduced rows
+ * of the kept dims faster than them, or takes one and they ascend in memory
+ * (rounded once, at the end); else every reduced index rounds
+ * (_reduce_held_rows in _reduce.pxi).  Where a kept dim
+ * splits the reduced ones, it holds while the reduced sweep times that dim
+ * fits in a buffer (_output_buffer_reused). */
 #ifndef TITER_REDUCE_BUFFERED_H
 #define TITER_REDUCE_BUFFERED_H
 
@@ -50,6 +69,11 @@ typedef struct {
     int64_t in_item;        /* the input's size */
     int swap_unit;          /* 0: read in place; else moved first (1: unaligned, > 1:
                                byte-swapped in words of this size) */
+    titer_red_cast hold_out;    /* loop type -> out='s, where NumPy's output buffer holds
+                                   out='s type between calls (NOTE [held outputs]); else NULL */
+    titer_red_cast hold_in;     /* out='s type -> the loop type */
+    int folds;              /* each call folded into its output in order (an op NumPy does
+                               not sum pairwise), else summed pairwise and added */
 } titer_buffering;
 
 /* NumPy's cut of r's reduction (r->rd's first `prefix` dims come before any
@@ -69,6 +93,8 @@ static inline titer_buffering titer_buffering_of(const titer_reduction *r, titer
     b.size = size;
     b.in_item = in_item;
     b.swap_unit = swap_unit;
+    b.hold_out = b.hold_in = NULL;
+    b.folds = 0;
     if (q == 0 && n0 > size) {
         b.piece = size;
         b.per_row = (n0 + size - 1) / size;
@@ -125,14 +151,28 @@ static int64_t titer_buffer_fill(const titer_reduction *r, const titer_buffering
     return (row1 - row0) * n0;
 }
 
+/* acc as NumPy's output holds it between calls: in the loop type, or
+ * through out='s type where that differs (NOTE [held outputs]) */
+static inline void titer_buffer_hold(const titer_reduction *r, const titer_buffering *b,
+                                     void *acc) {
+    char held[TITER_ACC_MAX], narrow[TITER_ACC_MAX];
+    r->kit->store(held, acc);
+    if (b->hold_out) {
+        b->hold_out(held, 0, narrow, 0, 1);
+        b->hold_in(narrow, 0, held, 0, 1);
+    }
+    r->kit->load_out(acc, held);
+}
+
 /* Call k's pairwise sum into `sum`; returns 0 where it has no elements.
  * Without an initial value, call 0's first element is the output's start
- * (into `first`) and leaves the call. */
+ * (into `first`, as NumPy copies it into the output) and leaves the call. */
 static int titer_buffer_sum(const titer_reduction *r, const titer_buffering *b,
                             const char *base, int64_t k, char *buf, void *sum, void *first) {
     int64_t n = titer_buffer_fill(r, b, base, k, buf);
     if (k == 0 && !r->has_init) {
         r->kit->load(first, buf);
+        titer_buffer_hold(r, b, first);
         buf += b->item;
         n -= 1;
     }
@@ -141,12 +181,27 @@ static int titer_buffer_sum(const titer_reduction *r, const titer_buffering *b,
     return n > 0;
 }
 
-/* acc += sum, held in the loop type (NumPy's output between calls) */
-static inline void titer_buffer_add(const titer_reduction *r, void *acc, const void *sum) {
-    char held[TITER_ACC_MAX];
+/* Call k folded into its output's acc in order (b->folds), then held. */
+static void titer_buffer_fold(const titer_reduction *r, const titer_buffering *b,
+                              const char *base, int64_t k, char *buf, void *acc) {
+    int64_t n = titer_buffer_fill(r, b, base, k, buf);
+    if (k == 0 && !r->has_init) {
+        r->kit->load(acc, buf);
+        titer_buffer_hold(r, b, acc);
+        buf += b->item;
+        n -= 1;
+    }
+    if (n > 0) {
+        r->kit->fold(buf, b->item, n, acc);
+        titer_buffer_hold(r, b, acc);
+    }
+}
+
+/* acc += sum, held as NumPy's output is between calls */
+static inline void titer_buffer_add(const titer_reduction *r, const titer_buffering *b,
+                                    void *acc, const void *sum) {
     r->kit->combine(acc, sum);
-    r->kit->store(held, acc);
-    r->kit->load_out(acc, held);
+    titer_buffer_hold(r, b, acc);
 }
 
 /* Outputs [j0, j1), each by one thread, its calls in turn. */
@@ -156,11 +211,16 @@ static void titer_buffered_outputs(const titer_reduction *r, const titer_bufferi
     for (int64_t j = j0; j < j1; j++) {
         int64_t in_off, out_off;
         titer_red_kept(r, 0, j, &in_off, &out_off);
-        if (r->has_init)
+        if (r->has_init) {
             memcpy(acc, r->init, (size_t)r->kit->acc_size);
+            if (b->hold_out)        /* the start, written into out= first */
+                titer_buffer_hold(r, b, acc);
+        }
         for (int64_t k = 0; k < b->per_out; k++)
-            if (titer_buffer_sum(r, b, r->in + in_off, k, buf, sum, acc))
-                titer_buffer_add(r, acc, sum);
+            if (b->folds)
+                titer_buffer_fold(r, b, r->in + in_off, k, buf, acc);
+            else if (titer_buffer_sum(r, b, r->in + in_off, k, buf, sum, acc))
+                titer_buffer_add(r, b, acc, sum);
         r->kit->store(r->out + out_off, acc);
     }
 }
@@ -193,7 +253,7 @@ static int titer_buffered_run(const titer_reduction *r, const titer_buffering *b
                                 + (b->swap_unit ? (b->size * b->in_item + 63) / 64 * 64 : 0));
     titer_clear_fp_flags(TITER_FPE_MASK);
     if ((double)r->nred * (double)r->nout < (double)grain) nthreads = 1;
-    int by_output = nthreads == 1 || r->nout >= 4 * nthreads || b->per_out == 1;
+    int by_output = nthreads == 1 || r->nout >= 4 * nthreads || b->per_out == 1 || b->folds;
     int64_t units = by_output ? r->nout : r->nout * b->per_out;
     titer_team_open(&team, nthreads, units);
     size_t slots = (size_t)(team.size > 1 ? team.size : 1);
@@ -217,9 +277,11 @@ static int titer_buffered_run(const titer_reduction *r, const titer_buffering *b
             char acc[TITER_ACC_MAX];
             int64_t in_off, out_off;
             memcpy(acc, r->has_init ? r->init : firsts + (size_t)j * sz, sz);
+            if (r->has_init && b->hold_out)
+                titer_buffer_hold(r, b, acc);
             for (int64_t k = 0; k < b->per_out; k++)
                 if (filled[j * b->per_out + k])
-                    titer_buffer_add(r, acc, partials + (size_t)(j * b->per_out + k) * sz);
+                    titer_buffer_add(r, b, acc, partials + (size_t)(j * b->per_out + k) * sz);
             titer_red_kept(r, 0, j, &in_off, &out_off);
             r->kit->store(r->out + out_off, acc);
         }
