@@ -1014,6 +1014,68 @@ def test_full_reductions_in_leaves_and_out_dtypes(small_leaves):
         assert_same(got, titer.reduce(op, tmp, None, None, np.empty((), np.float64)))
 
 
+def _buffered_sum_cases(rng):
+    """(expression, leaves, axis, out) whose out= changes the sum's loop
+    dtype: over everything, at, below and across np.getbufsize(), and
+    along rows shorter and longer than a buffer."""
+    f32 = rng.standard_normal(3 * 8192 + 17).astype(np.float32)
+    rows = rng.standard_normal((5, 20011)).astype(np.float32)
+    short = rng.standard_normal((40, 300)).astype(np.float32)
+    f64 = rng.standard_normal(50000) * 1e37
+    c64 = (rng.standard_normal(30000) + 1j * rng.standard_normal(30000)).astype(np.complex64)
+    h = rng.standard_normal(20000).astype(np.float16)
+    return [("sum(a * 1.0001 - 0.5)", {"a": f32[:n]}, None, np.empty((), np.float64))
+            for n in (1000, 8192, 8193, f32.size)] + [
+        ("sum(a * 1.0001 - 0.5, axis=1)", {"a": rows}, 1, np.empty(5, np.float64)),
+        ("sum(a * 1.0001 - 0.5, axis=1)", {"a": short}, 1, np.empty(40, np.float64)),
+        ("sum(a * 3.0)", {"a": f64}, None, np.empty((), np.float32)),     # held, overflows
+        ("sum(c * c)", {"c": c64}, None, np.empty((), np.complex128)),
+        ("sum(h + h)", {"h": h}, None, np.empty((), np.float64)),
+    ]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("bufsize", [8192, 1024, 3 * 8192])
+def test_a_sum_into_an_out_of_another_dtype_is_fused_in_numpys_buffers(threads, bufsize):
+    """NumPy converts a sum's values to out='s loop dtype in buffers of
+    np.getbufsize() elements and adds each buffer's pairwise sum in order
+    (NOTE [buffered reductions]); the fused pass cuts its calls there too:
+    the composed calls' bits and warnings, NumPy's where every step is
+    exact, and no full-size temporary (traced allocations)."""
+    import tracemalloc
+    rng = np.random.default_rng(31)
+    old = np.getbufsize()
+    np.setbufsize(bufsize)
+    try:
+        with titer.num_threads(threads):
+            for expr, env, axis, out in _buffered_sum_cases(rng):
+                body = expr[4:expr.index(",") if "," in expr else -1]
+                want, expected = ordered_warnings(lambda: titer.reduce(
+                    "add", titer.evaluate(body, env), axis, None, out.copy()))
+                ordered_warnings(lambda: titer.evaluate(expr, env, out=out))    # planned
+                tracemalloc.start()
+                try:
+                    got, caught = ordered_warnings(lambda: titer.evaluate(expr, env, out=out))
+                    peak = tracemalloc.get_traced_memory()[1]
+                finally:
+                    tracemalloc.stop()
+                assert got is out and caught == expected, expr
+                assert got.tobytes() == want.tobytes(), (expr, got, want)
+                leaf = next(iter(env.values()))
+                if "3.0" in expr:       # out= narrower: computed in full (NOTE [held outputs])
+                    assert "overflow encountered in reduce" in caught
+                else:
+                    assert leaf.nbytes < 65536 or peak < leaf.nbytes // 2, (expr, peak)
+                if expr.startswith("sum(a * 1.0001"):     # exact steps: NumPy's sum
+                    a = env["a"]
+                    oracle = np.add.reduce(np.subtract(np.multiply(a, np.float32(1.0001)),
+                                                       np.float32(0.5)), axis=axis,
+                                           out=np.empty_like(out))
+                    assert got.tobytes() == oracle.tobytes(), expr
+    finally:
+        np.setbufsize(old)
+
+
 def test_errors_come_in_the_composed_calls_order():
     i = np.array([1, -1], np.int64)
     f = np.ones(2)

@@ -148,6 +148,8 @@ cdef struct EvRun:
     int64_t row_len             # elements per reduced row (the rows: consecutive ranges)
     int64_t per_row             # leaves per row
     char *partials              # its leaves' partial results (in order: its rows')
+    int64_t widened_at          # bytes from a thread's values to their copy in the kit's
+                                # type (fold_widen, buffered reductions), else 0
     int reduce_fpe              # C fenv flags of the reduction's own loops
     # a reduction over the iteration's slowest dims (reduce_columns), else NULL
     titer_loop1d fold_loop      # the op's T,T->T loop: acc = acc op value
@@ -340,8 +342,9 @@ cdef void ev_reduce_leaves(const Plan *p, int64_t first, int64_t last,
     cdef char *values = scratch + ev_registers_bytes(prog)
     cdef int flags[EV_MAX_STEPS]
     cdef int reduce_flags = 0
-    cdef int64_t leaf, row, piece, begin, end
+    cdef int64_t leaf, row, piece, begin, end, item
     cdef char *row_acc
+    cdef char *src
     memset(flags, 0, sizeof(flags))
     titer_clear_fp_flags(FPE_MASK)
     for leaf in range(first, last):
@@ -350,20 +353,39 @@ cdef void ev_reduce_leaves(const Plan *p, int64_t first, int64_t last,
         begin = row * run.row_len + run.leaf_start[piece]
         end = row * run.row_len + run.leaf_start[piece + 1]
         ev_walk(run, p, begin, end, values - begin * prog.result_itemsize, scratch, flags)
+        src = values
+        item = prog.result_itemsize
+        if run.widened_at:              # converted as NumPy's buffers convert them
+            src = values + run.widened_at
+            item = run.fold_itemsize
+            run.fold_widen(values, prog.result_itemsize, src, item, end - begin)
         row_acc = run.partials + row * kit.acc_size
         if not run.in_order:
-            kit.pairwise(values, prog.result_itemsize, end - begin,
-                         run.partials + leaf * kit.acc_size)
+            kit.pairwise(src, item, end - begin, run.partials + leaf * kit.acc_size)
         elif piece == 0:                # the row's fold starts from its first element
-            kit.load(row_acc, values)
-            kit.fold(values + prog.result_itemsize, prog.result_itemsize, end - begin - 1,
-                     row_acc)
+            kit.load(row_acc, src)
+            kit.fold(src + item, item, end - begin - 1, row_acc)
         else:
-            kit.fold(values, prog.result_itemsize, end - begin, row_acc)
+            kit.fold(src, item, end - begin, row_acc)
         reduce_flags |= titer_take_fp_flags(FPE_MASK)
     ev_merge_flags(run, flags)
     if reduce_flags:
         titer_ev_or_flags(&run.reduce_fpe, reduce_flags)
+
+
+cdef void ev_join_calls(const titer_reduce_kit *kit, const char *sums, int64_t n,
+                        const char *start, char *acc):
+    """A buffered reduction's output: its calls' `n` sums added in order to
+    `start` (the identity's bytes in the loop type), held in the loop type
+    after each add as NumPy's output is between calls (titer.reduce's
+    titer_buffer_add)."""
+    cdef char held[16]
+    cdef int64_t k
+    kit.load_out(acc, start)
+    for k in range(n):
+        kit.combine(acc, sums + k * kit.acc_size)
+        kit.store(held, acc)
+        kit.load_out(acc, held)
 
 
 cdef void ev_reduce_columns(const Plan *p, int64_t first, int64_t last,
@@ -639,21 +661,25 @@ cdef class EvalPass:
         """The original dims walked fastest first (as TensorIterator.perm)."""
         return tuple([self.plan.perm[k] for k in range(self.plan.bndim)])
 
-    def reduce_all(self, name, T, bint in_order, int64_t nrows=1):
+    def reduce_all(self, name, T, bint in_order, int64_t nrows=1, int64_t buffer=0):
         """np.<name>.reduce of the program's values in the loop dtype T over
         each of `nrows` rows, equal consecutive ranges of the iteration
         order, fused into the pass (NOTE: [fused reduction]); a reduction
         NumPy folds `in_order` runs a row's leaves in turn on one thread.
-        Returns (a (nrows,) array of T, the reduction's own FP flags), or
-        None where titer has no kit for it.  Call on a plan of the leaves
-        alone (linear)."""
+        `buffer` > 0: a pairwise sum as NumPy's through its buffers of that
+        many elements (an out= that changes the loop dtype: NOTE [buffered
+        reductions] in titer_reduce_buffered.h) -- each row cut into calls
+        of `buffer` values, converted to T and summed by T's kit, the sums
+        added in order to the identity.  Returns (a (nrows,) array of T, the reduction's own
+        FP flags), or None where titer has no kit for it.  Call on a plan of
+        the leaves alone (linear)."""
         cdef const EvProgram *prog = self.program.prog
         cdef const titer_reduce_kit *kit
         cdef titer_team team
         cdef int64_t numel = self.plan.numel, per_row, nleaves, leaf, row, row_len, out_item
         cdef int64_t piece = max(_ev_reduce_piece_bytes // prog.result_itemsize,
                                  <int64_t>TITER_PW_BLOCK)
-        cdef int64_t stride = prog.result_itemsize
+        cdef int64_t stride = prog.result_itemsize, scratch
         cdef int k, status, nthreads
         cdef char acc[16]
         cdef char first[16]
@@ -662,12 +688,14 @@ cdef class EvalPass:
         cdef char *dst
         cdef cnp.ndarray result
         dt = self.program.program.result_dtype
-        address = (_KITS.get((name, T.char)) if T == dt
+        address = (_KITS.get((name, T.char)) if T == dt or buffer
                    else _WIDE_KITS.get((name, dt.char, T.char)))
         if not address or prog.nsteps == 0 or numel <= 0 or nrows <= 0 or numel % nrows:
             return None
         kit = <const titer_reduce_kit *><uintptr_t>address
         start = ev_reduce_start(name, T)
+        if buffer and (start is None or in_order):
+            return None     # (NumPy's buffered sums start from the identity)
         for k in range(self.plan.ndim):     # the leaves' values dense, in iteration order
             self.run.out_stride[k] = stride
             stride *= self.plan.shape[k]
@@ -676,8 +704,18 @@ cdef class EvalPass:
         self.run.kit = kit
         self.run.in_order = in_order
         row_len = numel // nrows
-        per_row = titer_pw_cut(0, row_len, kit.split, piece, NULL, 0)
+        if buffer:
+            piece = buffer
+            per_row = (row_len + buffer - 1) // buffer
+        else:
+            per_row = titer_pw_cut(0, row_len, kit.split, piece, NULL, 0)
         nleaves = nrows * per_row
+        scratch = ev_registers_bytes(prog) + piece * prog.result_itemsize
+        if buffer and T != dt:
+            self.run.fold_widen = CAST_TABLE[dtype_code(dt)][dtype_code(T)]
+            self.run.fold_itemsize = T.itemsize
+            self.run.widened_at = (piece * prog.result_itemsize + 63) // 64 * 64
+            scratch = ev_registers_bytes(prog) + self.run.widened_at + piece * T.itemsize
         starts = <int64_t *>alloc_workspace(sizeof(int64_t) * (per_row + 1))
         partials = alloc_workspace(kit.acc_size * (nrows if in_order else nleaves))
         result = np.empty(nrows, T)
@@ -686,7 +724,11 @@ cdef class EvalPass:
         try:
             if starts == NULL or partials == NULL:
                 raise MemoryError("titer.evaluate: no memory for the partials of this reduction")
-            titer_pw_cut(0, row_len, kit.split, piece, starts, 0)
+            if buffer:
+                for leaf in range(per_row):
+                    starts[leaf] = leaf * buffer
+            else:
+                titer_pw_cut(0, row_len, kit.split, piece, starts, 0)
             starts[per_row] = row_len
             self.run.leaf_start = starts
             self.run.row_len = row_len
@@ -698,7 +740,7 @@ cdef class EvalPass:
             with nogil:
                 titer_team_open(&team, nthreads, work_units(numel, _grain_size))
                 status = run_pieces_staged(ev_reduce_leaves, &self.plan, nleaves, &team,
-                                           ev_registers_bytes(prog) + piece * prog.result_itemsize)
+                                           <size_t>scratch)
             if status < 0:
                 raise MemoryError("titer.evaluate: no memory for the blocks of this call")
             _raise_loop_error()
@@ -708,6 +750,11 @@ cdef class EvalPass:
             for row in range(nrows):
                 if in_order:
                     memcpy(acc, partials + row * kit.acc_size, kit.acc_size)
+                elif buffer:
+                    ev_join_calls(kit, partials + row * per_row * kit.acc_size, per_row,
+                                  <const char *>cnp.PyArray_DATA(<cnp.ndarray>start), acc)
+                    kit.store(dst + row * out_item, acc)
+                    continue
                 else:
                     leaf = 0
                     titer_pw_join(kit, partials + row * per_row * kit.acc_size, row_len,
@@ -722,6 +769,8 @@ cdef class EvalPass:
             self.run.kit = NULL
             self.run.leaf_start = NULL
             self.run.partials = NULL
+            self.run.widened_at = 0
+            self.run.fold_widen = NULL
             free(starts)
             free(partials)
         bits = fpe_bits(self.run.reduce_fpe)

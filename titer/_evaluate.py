@@ -67,6 +67,7 @@ _FUSED_ROW_MIN = 256
 # 512) slabs 9.0 / 14.6 against fused 4.7 / 10.4, (16, 4096, 256) 11.1 /
 # 15.9 against 6.0 / 12.8, (4096, 64, 64) 9.6 / 16.5 against 8.1 / 15.7.
 _FUSED_COLUMNS_MIN = 8
+_BUFFER_MAX = 1 << 20       # np.setbufsize's elements a fused buffered sum holds per thread
 _REDUCTION_STRATEGY = (
     "reduced leaf by leaf inside the pass, over everything or over rows of at least %d "
     "elements along the iteration's fastest axes; over columns of at least %d kept elements "
@@ -601,13 +602,17 @@ def _reduce(expr, tree, names, values, types, out, casting):
         numel *= n
     if numel == 0:          # intermediates of the operands' own shapes may warn
         return _core.reduce(tree.op, _compose(tree.arg, values, casting), tree.axis, None, out)
-    fused = _reduce_fused(tree, compiled, program, linear, shape, axes, out)
+    held = _held_output(tree.op, program, out)
+    fused = None if held else _reduce_fused(tree, compiled, program, linear, shape, axes, out)
     if fused is not None:
         return fused
-    if kept:
+    if kept and not held:
         return _reduce_slabs(tree, compiled, program, leaves, consts, shape, axes, kept[0], out,
                              linear.perm)
-    # computed in full: an out= that changes the loop dtype, or no kit for it
+    # computed in full: no kit for it (an out= that changes the loop dtype
+    # of an op other than a float sum, without a widening kit), or an out=
+    # that holds the running value in its narrower dtype, whose roundings
+    # follow the whole layout (NOTE [held outputs] in titer_reduce_buffered.h)
     run = _core.EvalPass(compiled, None, leaves, consts)
     run.run_all()
     _report(compiled, run.flags())
@@ -625,11 +630,19 @@ def _reduce_fused(tree, compiled, program, run, shape, axes, out):
     the order, the dtypes or the layout do not allow it."""
     ufunc = _frontend.ufunc_for(tree.op)
     T = _frontend.reduction_loop_dtype(ufunc, program.result_dtype, None, None)
+    buffer, converted = 0, False
     if out is not None:     # NumPy's checks of out=, before anything runs
         _frontend.check_reduction_out(tree.op, out.shape, _frontend.reduction_shape(
             shape, axes, False), out.flags.writeable)
-        if _frontend.reduction_loop_dtype(ufunc, program.result_dtype, None, out.dtype) != T:
-            return None     # (an out= changing the loop: NumPy casts as it reduces, in buffers)
+        out_loop = _frontend.reduction_loop_dtype(ufunc, program.result_dtype, None, out.dtype)
+        if out_loop != T:
+            # NumPy converts the values as it reduces, in buffers: float sums
+            # then add their pairwise sums in order; other ops read them with
+            # a widening kit, where titer has one
+            T, converted = out_loop, True
+            buffer = _buffered_sum_elements(tree.op, T)
+            if buffer is None:
+                return None
     reduced = {d for d in axes if shape[d] > 1}
     order = [d for d in run.perm if shape[d] > 1]           # fastest first
     inner = _kept_inside(order, reduced)
@@ -643,8 +656,9 @@ def _reduce_fused(tree, compiled, program, run, shape, axes, out):
     for d in order[:inner]:
         ncols *= shape[d]
     if inner == 0 and (not kept or row >= _FUSED_ROW_MIN):
-        fused = run.reduce_all(tree.op, T, _frontend.folds_in_order(tree.op, T), run.numel // row)
-    elif inner and ncols >= _FUSED_COLUMNS_MIN:
+        fused = run.reduce_all(tree.op, T, _frontend.folds_in_order(tree.op, T), run.numel // row,
+                               buffer)
+    elif inner and ncols >= _FUSED_COLUMNS_MIN and not converted:
         fused = _reduce_columns(run, tree.op, T, ncols, run.numel // (row * ncols))
     else:
         return None
@@ -664,6 +678,26 @@ def _reduce_fused(tree, compiled, program, run, shape, axes, out):
     if out is not None:
         return _core.copy(out, result, "same_kind")
     return result[()] if result.ndim == 0 else result
+
+
+def _held_output(op, program, out):
+    """Whether out= holds the reduction's running value in a dtype other
+    than its loop's, rounding it between NumPy's inner-loop calls."""
+    if out is None:
+        return False
+    T = _frontend.reduction_loop_dtype(_frontend.ufunc_for(op), program.result_dtype, None,
+                                       out.dtype)
+    return _frontend.held_output(op, T, out.dtype) is not None
+
+
+def _buffered_sum_elements(op, T):
+    """The elements of NumPy's buffers where its reduction in loop dtype T
+    sums each buffer pairwise (np.getbufsize(), None where that is more
+    than a fused pass holds per thread), else 0."""
+    if not _frontend.sums_in_buffers(op, T):
+        return 0
+    size = np.getbufsize()
+    return size if size <= _BUFFER_MAX else None
 
 
 def _kept_inside(order, reduced):
