@@ -312,3 +312,24 @@ def assert_ulp(got, want, ulps):
         unit = np.spacing(size[finite].astype(real)).astype(np.float64)
         err = np.abs(g[finite].astype(np.float64) - w[finite].astype(np.float64))
         assert np.all(err <= ulps * unit), np.max(err / unit)
+
+
+def same_bits(want, got):
+    """Shape, dtype and every byte equal (NaN payloads and signed zeros too)."""
+    want, got = np.asarray(want), np.asarray(got)
+    return want.shape == got.shape and want.dtype == got.dtype and np.array_equal(
+        np.ascontiguousarray(want).reshape(-1).view(np.uint8),
+        np.ascontiguousarray(got).reshape(-1).view(np.uint8))
+
+
+def report_cases(check, seed, start, count):
+    """The child's side of a seeded, crash-isolated differential run: each
+    disagreeing case's verdict (check(seed, index) is None where titer
+    agrees), then 'N cases, M differ'."""
+    differ = 0
+    for index in range(start, start + count):
+        verdict = check(seed, index)
+        if verdict is not None:
+            differ += 1
+            print("case %d %d: %s" % (seed, index, verdict), flush=True)
+    print("%d cases, %d differ" % (count, differ))

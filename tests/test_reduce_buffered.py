@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import titer
+from oracle import report_cases, same_bits as _same
 
 # (input dtype, loop dtype) pairs NumPy converts between (a float16 loop's
 # columns are titer's documented difference, folded in float32 and rounded
@@ -26,16 +27,6 @@ import titer
 PAIRS = [("f8", "f4"), ("f4", "f8"), ("f2", "f4"), ("i8", "f8"), ("c8", "c16"), (">f8", "f8"),
          (">c8", "c8"), ("i4", "f4"), ("f8", "f8"), ("f4", "f4"), ("c8", "c8")]
 SIZES = [1, 2, 3, 5, 7, 40, 300, 1000, 3000, 9000, 20000]
-
-
-def _bits(a):
-    return np.ascontiguousarray(np.asarray(a)).reshape(-1).view(np.uint8)
-
-
-def _same(want, got):
-    want, got = np.asarray(want), np.asarray(got)
-    return want.shape == got.shape and want.dtype == got.dtype and np.array_equal(
-        _bits(want), _bits(got))
 
 
 def _values(rng, shape, dtype):
@@ -229,18 +220,8 @@ def test_a_conversion_overflow_warns_as_numpy_does():
     assert _same(outs[0], outs[1])
 
 
-def _main(seed, start, count):
-    differ = 0
-    for index in range(start, start + count):
-        verdict = _check(seed, index)
-        if verdict is not None:
-            differ += 1
-            print("case %d %d: %s" % (seed, index, verdict), flush=True)
-    print("%d cases, %d differ" % (count, differ))
-
-
 if __name__ == "__main__":
-    _main(*(int(a) for a in sys.argv[1:4]))
+    report_cases(_check, *(int(a) for a in sys.argv[1:4]))
 
 
 def test_rows_in_order_start_from_initial():

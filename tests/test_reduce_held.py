@@ -17,22 +17,13 @@ import numpy as np
 import pytest
 
 import titer
+from oracle import report_cases, same_bits as _same
 
 # (op, loop dtype, out= dtype): the loop is the input's, out= narrower
 CASES = [("add", "f8", "f4"), ("add", "f8", "f2"), ("add", "f4", "f2"), ("add", "c16", "c8"),
          ("multiply", "f8", "f4"), ("logaddexp", "f8", "f4"), ("hypot", "f4", "f2"),
          ("maximum", "f8", "f4"), ("maximum", "c16", "c8"), ("add", "f4", "f2")]
 SIZES = [1, 2, 3, 7, 40, 300, 1000, 3000, 9000, 20000]
-
-
-def _bits(a):
-    return np.ascontiguousarray(np.asarray(a)).reshape(-1).view(np.uint8)
-
-
-def _same(want, got):
-    want, got = np.asarray(want), np.asarray(got)
-    return want.shape == got.shape and want.dtype == got.dtype and np.array_equal(
-        _bits(want), _bits(got))
 
 
 def _values(rng, shape, op, dtype):
@@ -156,15 +147,5 @@ def test_overflow_into_out_is_warned_as_numpy_warns():
     assert _same(want, got) and theirs == ours == ["overflow encountered in cast"]
 
 
-def _main(seed, start, count):
-    differ = 0
-    for index in range(start, start + count):
-        verdict = _check(seed, index)
-        if verdict is not None:
-            differ += 1
-            print("case %d %d: %s" % (seed, index, verdict), flush=True)
-    print("%d cases, %d differ" % (count, differ))
-
-
 if __name__ == "__main__":
-    _main(*(int(a) for a in sys.argv[1:4]))
+    report_cases(_check, *(int(a) for a in sys.argv[1:4]))

@@ -467,6 +467,8 @@ cdef int _reduce_held_rows(OpEntry entry, object xa, object outk, T, held,
     titer's loop of the op in T over each reduced slice in NumPy's
     iteration order, into the held running value.  Returns the FP flags."""
     reduced = [d for d in range(xa.ndim) if outk.shape[d] == 1 and xa.shape[d] > 1]
+    if not reduced:
+        return -2
     fastest_reduced = min(abs(xa.strides[d]) for d in reduced)
     faster_kept, ascending = 1, True
     for d in range(xa.ndim):
@@ -477,7 +479,6 @@ cdef int _reduce_held_rows(OpEntry entry, object xa, object outk, T, held,
         return -2
     reduced.sort(key=lambda d: -abs(xa.strides[d]))         # slowest first
     acc = _keep_order_empty(outk.shape, xa, held)
-    first = [0] * xa.ndim
     found = {}
     if init_arr is not None:
         found["start"] = copy_into(acc, init_arr)
