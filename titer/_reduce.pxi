@@ -390,8 +390,8 @@ cdef int _reduce_buffered(OpEntry entry, cnp.ndarray xa, cnp.ndarray outk, T, in
     while prefix < r.rd.ndim and (fastest_kept < 0 or abs(r.rd.stride[prefix]) < fastest_kept):
         prefix += 1
     if prefix == 0 and held is not None:
-        return _reduce_held_rows(entry, xa, outk, T, held, init_arr)
-    if held is not None and _output_buffer_reused(&plan, &r, prefix):
+        return _reduce_held_rows(entry, xa, outk, T, held, init_arr, converts)
+    if held is not None and _output_buffer_reused(xa, outk, converts, r.rd.ndim > prefix):
         return -2
     if prefix == 0 or not _orders_agree(outk, xa):
         return -2
@@ -425,25 +425,63 @@ cdef int _reduce_buffered(OpEntry entry, cnp.ndarray xa, cnp.ndarray outk, T, in
     return fpe_bits(bits)
 
 
-cdef bint _output_buffer_reused(const Plan *plan, const titer_reduction *r, int prefix):
+def _output_buffer_reused(xa, outk, bint x_cast, bint split):
     """Whether NumPy keeps a held output's buffer (NOTE [held outputs])
-    across the periods of a reduction split by a kept dim: its buffer is
-    the reduced prefix's sweep times that kept dim, and where the whole dim
-    fits in it (with no other kept dim before the next reduced one) the
-    next period finds the same output in a buffer it reuses unrounded."""
-    cdef int k, between = 0
-    cdef int64_t sweep = 1, kept = 1, next_reduced
-    if prefix >= r.rd.ndim:
+    across the periods of a reduction whose reduced dims a kept one splits:
+    in reduce mode (_numpy_reduce_mode) its buffer is the reduced sweep (the
+    core) times that kept dim (the outer one); where the whole kept dim fits
+    and a reduced dim follows it, the next period finds the same output in
+    a buffer it reuses unrounded."""
+    if not split:
         return False
-    next_reduced = abs(r.rd.stride[prefix])
-    for k in range(prefix):
-        sweep *= r.rd.shape[k]
-    for k in range(plan.ndim):
-        if (plan.shape[k] > 1 and plan.op[0].stride[k] != 0
-                and abs(plan.op[1].stride[k]) < next_reduced):
-            between += 1
-            kept *= plan.shape[k]
-    return between == 1 and sweep * kept <= np.getbufsize()
+    dims, outer = _numpy_reduce_mode(xa, outk, x_cast)
+    if not outer or outer + 1 >= len(dims) or dims[outer + 1][2] != 0:
+        return False
+    size = 1
+    for n, _, _ in dims[:outer + 1]:
+        size *= n
+    return size <= np.getbufsize()
+
+
+def _numpy_reduce_mode(xa, outk, bint x_cast):
+    """(x's dims fastest first, coalesced, as (size, x stride, out stride);
+    the index of the outer dim where NumPy's iterator runs a held reduction
+    in its reduce mode, else 0): nditer's npyiter_find_buffering_setup with
+    out= cast (NOTE [held outputs]).  The core grows dim by dim while the
+    cost (1 + the operands it must buffer) per element a buffer holds does
+    not rise, up to the first dim where out='s stride turns to or from 0;
+    reduce mode is that dim becoming the outer one.  Only in reduce mode
+    does NumPy reuse a held output's buffer (unrounded)."""
+    dims = sorted(((xa.shape[d], xa.strides[d], outk.strides[d] if outk.shape[d] > 1 else 0)
+                   for d in range(xa.ndim) if xa.shape[d] > 1), key=lambda t: abs(t[1]))
+    merged = []                 # (no negative indices: wraparound is off)
+    for n, xs, os in dims:
+        last = len(merged) - 1
+        if last >= 0:
+            m, mxs, mos = merged[last]
+            if mxs * m == xs and mos * m == os:
+                merged[last] = (m * n, mxs, mos)
+                continue
+        merged.append((n, xs, os))
+    limit = np.getbufsize()
+    cost = 2 + (1 if x_cast else 0)
+    best_cost, best_dim, single_x, outer_reduce = cost, 0, 1, 0
+    size = best_size = merged[0][0] if merged else 1
+    for idim in range(1, len(merged)):
+        if outer_reduce or size >= limit:
+            break
+        prev, cur = merged[idim - 1], merged[idim]
+        if single_x == idim:
+            if prev[1] * prev[0] == cur[1]:
+                single_x += 1
+            elif not x_cast:
+                cost += 1
+        if cur[2] == 0 or prev[2] == 0:
+            outer_reduce = idim
+        size *= cur[0]
+        if cost * best_size <= best_cost * min(size, limit):
+            best_cost, best_dim, best_size = cost, idim, size
+    return merged, (best_dim if outer_reduce and best_dim == outer_reduce else 0)
 
 
 def _held_start(init_arr, T, held):
@@ -457,25 +495,18 @@ def _held_start(init_arr, T, held):
 
 
 cdef int _reduce_held_rows(OpEntry entry, object xa, object outk, T, held,
-                           init_arr) except -1:
+                           init_arr, bint x_cast) except -1:
     """A held reduction (NOTE [held outputs]) whose fastest dims are kept
-    ones: -2, doing nothing, where NumPy reuses its output buffer in T until
-    the end (the plain reduction's bits): a buffer holds two or more reduced
-    rows of them, or one and they ascend in memory (measured against NumPy
-    2.4: tests/test_reduce_held.py); else NumPy's running value rounded to
-    `held` after every reduced index --
+    ones: -2, doing nothing, where NumPy runs it in reduce mode and so
+    reuses its output buffer in T until the end (_numpy_reduce_mode: the
+    plain reduction's bits); else NumPy's running value rounded to `held`
+    after every reduced index --
     titer's loop of the op in T over each reduced slice in NumPy's
     iteration order, into the held running value.  Returns the FP flags."""
     reduced = [d for d in range(xa.ndim) if outk.shape[d] == 1 and xa.shape[d] > 1]
     if not reduced:
         return -2
-    fastest_reduced = min(abs(xa.strides[d]) for d in reduced)
-    faster_kept, ascending = 1, True
-    for d in range(xa.ndim):
-        if outk.shape[d] > 1 and abs(xa.strides[d]) < fastest_reduced:
-            faster_kept *= xa.shape[d]
-            ascending = ascending and xa.strides[d] > 0
-    if 2 * faster_kept <= np.getbufsize() or (ascending and faster_kept <= np.getbufsize()):
+    if _numpy_reduce_mode(xa, outk, x_cast)[1]:
         return -2
     reduced.sort(key=lambda d: -abs(xa.strides[d]))         # slowest first
     acc = _keep_order_empty(outk.shape, xa, held)

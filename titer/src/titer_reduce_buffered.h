@@ -39,15 +39,16 @@
  * runs for every op whose result such rounding can change (float and
  * complex loops but max/min): the sums as above, the others folded call
  * after call in order (`folds`).  NumPy skips the reload (so the rounding)
- * where it reuses a buffer: the next buffer starts at the same place of
- * out= and the last one was whole (nditer's BUF_REUSABLE).  Where a kept
- * dim is fastest that holds while a buffer takes two or more reduced rows
- * of the kept dims faster than them, or takes one and they ascend in memory
- * (rounded once, at the end); else every reduced index rounds
- * (_reduce_held_rows in _reduce.pxi).  Where a kept dim splits the reduced
- * ones, it holds while the reduced sweep times that dim fits in a buffer
- * (_output_buffer_reused).  (Those two rules are measured against NumPy
- * 2.4, tests/test_reduce_held.py, not derived from nditer's setup.) */
+ * only where it reuses a buffer, and it reuses buffers only in its reduce
+ * mode (nditer's npyiter_find_buffering_setup makes the dim where out='s
+ * stride turns to or from 0 the outer one; _numpy_reduce_mode in
+ * _reduce.pxi repeats its cost model): the next buffer starts at the same
+ * place of out= and the last one was whole or a reduce-mode one
+ * (BUF_REUSABLE).  So where a kept dim is fastest, reduce mode rounds once
+ * at the end and otherwise every reduced index rounds (_reduce_held_rows);
+ * where a kept dim splits the reduced ones, reduce mode keeps the output
+ * across periods while the sweep times that dim fits in a buffer and a
+ * reduced dim follows it (_output_buffer_reused). */
 #ifndef TITER_REDUCE_BUFFERED_H
 #define TITER_REDUCE_BUFFERED_H
 
