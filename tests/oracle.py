@@ -333,3 +333,31 @@ def report_cases(check, seed, start, count):
             differ += 1
             print("case %d %d: %s" % (seed, index, verdict), flush=True)
     print("%d cases, %d differ" % (count, differ))
+
+
+def random_shape(rng, nd, sizes, limit=60000):
+    """nd sizes drawn from `sizes`, cut down (one dim at a time, by 7) to at
+    most `limit` elements."""
+    shape = [int(rng.choice(sizes)) for _ in range(nd)]
+    while np.prod(shape) > limit:
+        i = int(rng.integers(nd))
+        shape[i] = max(1, shape[i] // 7)
+    return shape
+
+
+def random_view(rng, base, shape):
+    """A view of `shape` into base (twice its size per dim): each dim its
+    first half, every other element, or every other one reversed."""
+    return base[tuple(rng.choice([slice(None, n), slice(None, None, 2), slice(None, None, -2)])
+                      for n in shape)]
+
+
+def random_axis(rng, nd):
+    """A reduction's axis: None, one (negative too) or a sorted tuple of up
+    to two."""
+    draw = rng.random()
+    if draw < 0.35:
+        return None
+    if draw < 0.75:
+        return int(rng.integers(-nd, nd))
+    return tuple(sorted(set(int(a) for a in rng.integers(0, nd, 2))))

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import titer
-from oracle import report_cases, same_bits as _same
+from oracle import random_axis, random_shape, random_view, report_cases, same_bits as _same
 
 # (input dtype, loop dtype) pairs NumPy converts between (a float16 loop's
 # columns are titer's documented difference, folded in float32 and rounded
@@ -44,14 +44,10 @@ def _case(seed, index):
     size), x sliced, transposed, broadcast or unaligned."""
     rng = np.random.default_rng([seed, index])
     nd = int(rng.integers(1, 5))
-    shape = [int(rng.choice(SIZES)) for _ in range(nd)]
-    while np.prod(shape) > 60000:
-        i = int(rng.integers(nd))
-        shape[i] = max(1, shape[i] // 7)
+    shape = random_shape(rng, nd, SIZES)
     src, loop = (np.dtype(c) for c in PAIRS[int(rng.integers(len(PAIRS)))])
     base = _values(rng, [2 * n for n in shape], src)
-    x = base[tuple(rng.choice([slice(None, n), slice(None, None, 2), slice(None, None, -2)])
-                   for n in shape)]
+    x = random_view(rng, base, shape)
     if rng.random() < 0.3:
         x = x.transpose(rng.permutation(nd))
     if rng.random() < 0.1:
@@ -61,13 +57,7 @@ def _case(seed, index):
         moved = np.frombuffer(raw, dtype=x.dtype).reshape(x.shape)
         moved[...] = x
         x = moved
-    draw = rng.random()
-    if draw < 0.35:
-        axis = None
-    elif draw < 0.75:
-        axis = int(rng.integers(-nd, nd))
-    else:
-        axis = tuple(sorted(set(int(a) for a in rng.integers(0, nd, 2))))
+    axis = random_axis(rng, nd)
     kwargs = {"axis": axis, "keepdims": bool(rng.random() < 0.2)}
     if rng.random() < 0.15:
         kwargs["initial"] = float(rng.standard_normal() * 10)

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import titer
-from oracle import report_cases, same_bits as _same
+from oracle import random_axis, random_shape, random_view, report_cases, same_bits as _same
 
 # (op, loop dtype, out= dtype): the loop is the input's, out= narrower
 CASES = [("add", "f8", "f4"), ("add", "f8", "f2"), ("add", "f4", "f2"), ("add", "c16", "c8"),
@@ -44,22 +44,12 @@ def _case(seed, index):
     rng = np.random.default_rng([seed, index])
     op, loop, held = CASES[int(rng.integers(len(CASES)))]
     nd = int(rng.integers(1, 4))
-    shape = [int(rng.choice(SIZES)) for _ in range(nd)]
-    while np.prod(shape) > 60000:
-        i = int(rng.integers(nd))
-        shape[i] = max(1, shape[i] // 7)
+    shape = random_shape(rng, nd, SIZES)
     base = _values(rng, [2 * n for n in shape], op, np.dtype(loop))
-    x = base[tuple(rng.choice([slice(None, n), slice(None, None, 2), slice(None, None, -2)])
-                   for n in shape)]
+    x = random_view(rng, base, shape)
     if rng.random() < 0.4:
         x = x.transpose(rng.permutation(nd))
-    draw = rng.random()
-    if draw < 0.35:
-        axis = None
-    elif draw < 0.75:
-        axis = int(rng.integers(-nd, nd))
-    else:
-        axis = tuple(sorted(set(int(a) for a in rng.integers(0, nd, 2))))
+    axis = random_axis(rng, nd)
     initial = float(rng.random() * 3) if rng.random() < 0.15 and op != "maximum" else None
     bufsize = int(rng.choice([8192] * 6 + [1024, 4096, 16384]))
     return op, x, axis, np.dtype(held), initial, bufsize
