@@ -308,41 +308,63 @@ cdef bint _orders_agree(cnp.ndarray out, cnp.ndarray x):
     return sorted(by_x, key=lambda d: abs(out.strides[d])) == by_x
 
 
-cdef bint _numpy_buffers_input(int ndims, const int64_t *shape, const int64_t *out_stride,
-                               const int64_t *x_stride, int64_t size_limit):
-    """Whether NumPy 2.4's reduction iterator buffers an input it need not
-    convert: its npyiter_find_buffering_setup for an output not converted
-    and no where=, over its coalesced dims (fastest first) up to the first
-    kept one.  It weighs the dims that break the operands' single strides
-    (one more operand to move each) against the longer inner loops a buffer
-    gives.  (A converted input is always buffered.)"""
-    cdef int idim, best_dim = 0, outer_reduce_dim = 0, single_out = 1, single_x = 1, lift
-    cdef int64_t cost = 1, best_cost, size = shape[0], best_size, capped
+cdef struct BufferSetup:
+    int best_dim                # the outer dim: the core is the dims before it
+    int outer_reduce_dim        # where out='s stride turns to or from 0, else 0
+    int single_x                # x's dims read with one stride
+
+
+cdef BufferSetup _numpy_buffer_setup(int ndims, const int64_t *shape, const int64_t *out_stride,
+                                     const int64_t *x_stride, bint out_cast, bint x_cast,
+                                     int64_t size_limit) noexcept:
+    """NumPy 2.4's npyiter_find_buffering_setup for a reduction's operands
+    (out= the reduce operand, x read; no where=) over their coalesced dims,
+    fastest first.  The core grows dim by dim while the cost (1 + the
+    operands it must buffer: those it casts, and those whose single stride
+    breaks) per element a buffer holds does not rise, up to the first dim
+    where out='s stride turns to or from 0."""
+    cdef BufferSetup setup
+    cdef int idim, single_out = 1
+    cdef int64_t cost = 1 + out_cast + x_cast, best_cost, size = shape[0], best_size, capped
+    setup.best_dim, setup.outer_reduce_dim, setup.single_x = 0, 0, 1
     best_cost, best_size = cost, size
     for idim in range(1, ndims):
-        if outer_reduce_dim or (size >= size_limit and cost > 1):
+        if setup.outer_reduce_dim or (size >= size_limit and cost > 1):
             break
         if single_out == idim and out_stride[idim - 1] * shape[idim - 1] == out_stride[idim]:
             single_out += 1
         else:
-            if single_out == idim:
+            if single_out == idim and not out_cast:
                 cost += 1
             if out_stride[idim] == 0 or out_stride[idim - 1] == 0:
-                outer_reduce_dim = idim
-        if single_x == idim:
+                setup.outer_reduce_dim = idim
+        if setup.single_x == idim:
             if x_stride[idim - 1] * shape[idim - 1] == x_stride[idim]:
-                single_x += 1
-            else:
+                setup.single_x += 1
+            elif not x_cast:
                 cost += 1
         size *= shape[idim]
         capped = size_limit if size > size_limit and cost > 1 else size
         if cost * best_size <= best_cost * capped:
-            best_dim, best_cost, best_size = idim, cost, size
-    lift = 0
-    if outer_reduce_dim and best_dim == outer_reduce_dim and (
-            single_x == best_dim or (x_stride[outer_reduce_dim] == 0 and single_x <= best_dim)):
+            setup.best_dim, best_cost, best_size = idim, cost, size
+    return setup
+
+
+cdef bint _numpy_buffers_input(int ndims, const int64_t *shape, const int64_t *out_stride,
+                               const int64_t *x_stride, int64_t size_limit):
+    """Whether NumPy 2.4's reduction iterator buffers an input it need not
+    convert, for an output not converted, over its coalesced dims (fastest
+    first) up to the first kept one: where its buffering setup
+    (_numpy_buffer_setup) weighs the dims that break the operands' single
+    strides (one more operand to move each) against the longer inner loops
+    a buffer gives.  (A converted input is always buffered.)"""
+    cdef BufferSetup setup = _numpy_buffer_setup(ndims, shape, out_stride, x_stride, False,
+                                                 False, size_limit)
+    cdef int best_dim = setup.best_dim, outer = setup.outer_reduce_dim, lift = 0
+    if outer and best_dim == outer and (
+            setup.single_x == best_dim or (x_stride[outer] == 0 and setup.single_x <= best_dim)):
         lift = 1
-    return single_x + lift <= best_dim
+    return setup.single_x + lift <= best_dim
 
 
 cdef int _reduce_buffered(OpEntry entry, cnp.ndarray xa, cnp.ndarray outk, T, init_arr,
@@ -446,12 +468,15 @@ def _output_buffer_reused(xa, outk, bint x_cast, bint split):
 def _numpy_reduce_mode(xa, outk, bint x_cast):
     """(x's dims fastest first, coalesced, as (size, x stride, out stride);
     the index of the outer dim where NumPy's iterator runs a held reduction
-    in its reduce mode, else 0): nditer's npyiter_find_buffering_setup with
-    out= cast (NOTE [held outputs]).  The core grows dim by dim while the
-    cost (1 + the operands it must buffer) per element a buffer holds does
-    not rise, up to the first dim where out='s stride turns to or from 0;
-    reduce mode is that dim becoming the outer one.  Only in reduce mode
-    does NumPy reuse a held output's buffer (unrounded)."""
+    in its reduce mode, else 0): its buffering setup (_numpy_buffer_setup)
+    with out= cast (NOTE [held outputs]), reduce mode being the dim where
+    out='s stride turns to or from 0 becoming the outer one.  Only in reduce
+    mode does NumPy reuse a held output's buffer (unrounded)."""
+    cdef int64_t shape[MAX_DIMS]
+    cdef int64_t x_stride[MAX_DIMS]
+    cdef int64_t out_stride[MAX_DIMS]
+    cdef BufferSetup setup
+    cdef int k
     dims = sorted(((xa.shape[d], xa.strides[d], outk.strides[d] if outk.shape[d] > 1 else 0)
                    for d in range(xa.ndim) if xa.shape[d] > 1), key=lambda t: abs(t[1]))
     merged = []                 # (no negative indices: wraparound is off)
@@ -463,25 +488,15 @@ def _numpy_reduce_mode(xa, outk, bint x_cast):
                 merged[last] = (m * n, mxs, mos)
                 continue
         merged.append((n, xs, os))
-    limit = np.getbufsize()
-    cost = 2 + (1 if x_cast else 0)
-    best_cost, best_dim, single_x, outer_reduce = cost, 0, 1, 0
-    size = best_size = merged[0][0] if merged else 1
-    for idim in range(1, len(merged)):
-        if outer_reduce or size >= limit:
-            break
-        prev, cur = merged[idim - 1], merged[idim]
-        if single_x == idim:
-            if prev[1] * prev[0] == cur[1]:
-                single_x += 1
-            elif not x_cast:
-                cost += 1
-        if cur[2] == 0 or prev[2] == 0:
-            outer_reduce = idim
-        size *= cur[0]
-        if cost * best_size <= best_cost * min(size, limit):
-            best_cost, best_dim, best_size = cost, idim, size
-    return merged, (best_dim if outer_reduce and best_dim == outer_reduce else 0)
+    if len(merged) < 2:
+        return merged, 0
+    for k in range(len(merged)):
+        shape[k], x_stride[k], out_stride[k] = merged[k]
+    setup = _numpy_buffer_setup(len(merged), shape, out_stride, x_stride, True, x_cast,
+                                np.getbufsize())
+    if setup.outer_reduce_dim and setup.best_dim == setup.outer_reduce_dim:
+        return merged, setup.best_dim
+    return merged, 0
 
 
 def _held_start(init_arr, T, held):
