@@ -981,6 +981,20 @@ def test_ldexp_in_steps_is_numpys(sig):
     same_as_numpy("ldexp", titer_call("ldexp", None, a, n), numpy_call("ldexp", a, n), sig)
     same_as_numpy("ldexp", titer_call("ldexp", None, a[::7], n[::7]),
                   numpy_call("ldexp", a[::7], n[::7]), sig + " strided")
+    # the vector forms' other paths (NOTE [ldexp by vscalef]): a stride-0
+    # operand either side, and outputs off the 64-byte boundary by 1-15
+    # elements with lengths around a vector's
+    for shift in range(16):
+        length = 37 + shift
+        out = np.empty(length + 16, dtype)[shift:shift + length]
+        for x_part, n_part in ((a[:length], n[-length:]), (x[5], ns[:length]),
+                               (x[:length], np.array(ns[3], itype))):
+            for mode in ("ignore", "warn"):
+                theirs = _fp_outcome(lambda: np.ldexp(x_part, n_part), mode)
+                ours = _fp_outcome(lambda: titer.elementwise("ldexp", out, x_part, n_part), mode)
+                assert ours == theirs, (sig, shift, ours, theirs)
+            same_as_numpy("ldexp", out, numpy_call("ldexp", x_part, n_part),
+                          "%s shift %d" % (sig, shift))
 
 
 def test_complex_abs_values_and_no_flag_from_inf_nan():

@@ -221,6 +221,14 @@ _FMA_FAST |= set(_VECTOR_FORMS2)
 _VECTOR_FORMS2_D8 = {("power", "dd->d"): "titer_vpow"}
 
 
+# loops with a vector form where the unit's target has AVX-512: (op,
+# signature) -> the form, which takes the contiguous and scalar-operand
+# calls and returns 1, else 0 for the plain loop (titer_vscalef.h: ldexp
+# by vscalef, NOTE [ldexp by vscalef])
+_AVX512_FORMS = {("ldexp", sig): ("TITER_HAVE_VSCALEF", "titer_vscalef_" + sig[:2])
+                 for sig in ("fi->f", "fl->f", "di->d", "dl->d")}
+
+
 # ops whose loops have a variant for vector popcnt (TITER_VPOPCNT_TARGET in
 # titer_target_avx512.h, chosen at run time by titer_vpopcnt_enabled): op ->
 # the kernel family the variant runs (titer_scalar.h, per type char)
@@ -340,6 +348,10 @@ def emit_loop(op, sig):
                              body))
     else:
         body = plain
+        if (op.name, sig) in _AVX512_FORMS:
+            guard, form = _AVX512_FORMS[op.name, sig]
+            body = "\n#ifdef %s\n    if (%s(data, strides, n)) return;\n#endif\n    %s" % (
+                guard, form, plain)
         if ops.quiet_invalid(op, sig):      # NOTE [quiet compares] in titer/_ops.py
             body = "TITER_QUIET_INVALID(%s)" % plain
         if op.name in _VPOPCNT_OPS:         # a variant where the unit's target allows it
