@@ -178,13 +178,18 @@ def float_fast_twin(op, sig):
     return None
 
 
-# float64 fast paths with an 8-lane form as well (titer_vexp.h and
-# titer_scalar.h: titer_vfast_<name> and its range test
-# titer_vfast_<name>_ok, the same arithmetic as the scalar
-# titer_fast_<name>), run by TITER_VEC_LOOP_D8 in the units whose target
-# has them (TITER_HAVE_VFAST_D: AVX-512) and by the split loop in the others
-_VECTOR_FORMS = {"titer_fast_exp", "titer_fast_exp2", "titer_fast_expm1", "titer_fast_arcsin",
-                 "titer_fast_tanh"}
+# float64 fast paths with an 8-lane form as well, run by TITER_VEC_LOOP_D8
+# in the units whose target has them (AVX-512) and by the split loop in
+# the others: fast function -> (the scalar twin a block's last lanes take,
+# the 8-lane form with its range test <form>_ok, the units' guard).  In
+# titer_vexp.h and titer_scalar.h, titer_vfast_<name> does the scalar
+# titer_fast_<name>'s arithmetic (TITER_HAVE_VFAST_D); float64 log's form
+# (titer_vlog.h) is another method than the split loop's titer_fast_log,
+# whose GCC-vectorized callers (float32 log10, log2) keep it
+_VECTOR_FORMS = {fast: (fast, fast.replace("titer_fast_", "titer_vfast_"), "TITER_HAVE_VFAST_D")
+                 for fast in ("titer_fast_exp", "titer_fast_exp2", "titer_fast_expm1",
+                              "titer_fast_arcsin", "titer_fast_tanh")}
+_VECTOR_FORMS["titer_fast_log"] = ("titer_vlog_twin", "titer_vfast_log", "TITER_HAVE_VLOG")
 # float32 fast paths with a 16-lane form at AVX-512, run by
 # TITER_VEC_LOOP_F16 (titer_vtanf.h): fast function -> (the forms' scalar
 # twin, the 16-lane form <stem>16 with its range test <stem>16_ok, what
@@ -242,7 +247,7 @@ def vector_form_guard(op, sig):
     runs there instead of the vector libm; None without one."""
     fast = (op.fast or {}).get(sig, (None, None))[1]
     if fast in _VECTOR_FORMS:
-        return "TITER_HAVE_VFAST_D"
+        return _VECTOR_FORMS[fast][2]
     if fast in _VECTOR_FORMS_F16:
         return "TITER_HAVE_VFAST_F16"
     if (op.name, sig) in _VECTOR_FORMS2_D8:
@@ -273,9 +278,9 @@ def split_loop_body(op, sig, ins, outs):
                        kernel_name(op, sig), fast[0], twin, stem, stem, stem, stem, split)
         if fast[1] not in _VECTOR_FORMS:
             return split
-        vfast = fast[1].replace("titer_fast_", "titer_vfast_")
-        return "\n#ifdef TITER_HAVE_VFAST_D\n    TITER_VEC_LOOP_D8(%s, %s, %s, %s_ok, %s)\n" \
-               "#else\n    %s\n#endif\n" % (kernel_name(op, sig), fast[0], fast[1], vfast,
+        twin, vfast, guard = _VECTOR_FORMS[fast[1]]
+        return "\n#ifdef %s\n    TITER_VEC_LOOP_D8(%s, %s, %s, %s_ok, %s)\n" \
+               "#else\n    %s\n#endif\n" % (guard, kernel_name(op, sig), fast[0], twin, vfast,
                                              vfast, split)
     split = "TITER_SPLIT_LOOP2(%s, %s, %s, %s, %s, %s)" % (
         bits, one, kernel_name(op, sig), *fast,

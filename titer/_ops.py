@@ -191,10 +191,11 @@ _FAST_PATHS.update({name: {c + c + "->" + c: name + "_" + c for c in INTS[2:]}
 # (log, tan; the others are within 3: tools/veclib_ulps.py checks every
 # float32), where titer's own paths are within 1; and the float64 ones 3 ULP
 # from it (arctan2 in glibc's own tables; exp, expm1, tan and arcsin measured
-# by tests/test_veclib.py), over float64's bound of 2.  Float64 exp2 and
-# tanh run titer's own paths at AVX-512, where their 8-lane forms are faster
-# (titer_vexp.h, _codegen._VECTOR_FORMS; tanh within 0.61 ULP of the exact
-# value where _ZGVeN8v_tanh reaches 1.18), the vector libm's below.
+# by tests/test_veclib.py), over float64's bound of 2.  Float64 exp2, tanh
+# and log run titer's own paths at AVX-512, where their 8-lane forms are
+# faster (titer_vexp.h, titer_vlog.h, _codegen._VECTOR_FORMS; tanh within
+# 0.61 ULP of the exact value where _ZGVeN8v_tanh reaches 1.18, log within
+# 0.52), the vector libm's below.
 # Float32 power runs titer's own path too, within 1 ULP: at AVX-512 by
 # tables in registers
 # (titer_vpowf.h, _codegen._VECTOR_FORMS2; 1.10 ns an element in its loop,

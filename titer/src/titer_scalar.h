@@ -1233,6 +1233,8 @@ TITER_FAST_INLINE double titer_fast_log(double x) {
            - ((hfsq - (s * (hfsq + r) + k * 1.90821492927058770002e-10)) - f);
 }
 
+#include "titer_vlog.h"    /* float64 log by tables at AVX-512: titer_vfast_log */
+
 /* float32 log10 and log2: the float64 log above, scaled in double and
  * rounded once to float32; its error is far below half a float32 ULP, so the
  * result is within 1 ULP of the correctly rounded one (exact powers of 10

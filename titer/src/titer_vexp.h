@@ -250,32 +250,40 @@ TITER_TANH16(titer_vfast_tanh, titer_v8d, titer_v8u, TITER_V8_FMA, TITER_V8_C, T
                 *(T *)(o + (start + i) * so) = out_buf[i];                   \
     }
 /* TITER_SPLIT_LOOP (titer_loops.h) for a float64 fast path with an 8-lane
- * form VFAST (VOK its range test, all ones where in range): each block's
- * whole vectors go through VFAST, an out-of-range lane given 0 and keeping
- * its input (so VFAST raises nothing), then recomputed by KERNEL (libm)
- * from the input left in the output; the block's last n mod 8 elements
- * through the scalar twin FAST or KERNEL. */
+ * form VFAST (VOK its range test, all ones where in range), as
+ * TITER_VEC_LOOP_F16 walks float32: a vector all in range (the common
+ * case) goes through VFAST and is stored; another has its out-of-range
+ * lanes given 0 (so VFAST raises nothing) and keeping their inputs, then
+ * recomputed by KERNEL (libm) from the input left in the output, from the
+ * block's first such vector on; the block's last n mod 8 elements through
+ * the scalar twin FAST or KERNEL.  (An earlier form blended every vector
+ * and kept a mask vector a vector: float64 log 1.05 ns an element in
+ * cache, 0.86 this way; exp 0.65, 0.57; Zen 4, C harness.) */
 #define TITER_VEC_LOOP_D8(KERNEL, OK, FAST, VOK, VFAST)                         \
     TITER_VEC_BLOCKS_BEGIN(double)                                           \
-        titer_v8u keep[TITER_SPLIT_BLOCK / 8];   /* all ones where VFAST's */ \
-        int64_t nv = m / 8;                                                  \
-        titer_v8u all_kept = ~(titer_v8u){0};                                \
+        __mmask8 keep[TITER_SPLIT_BLOCK / 8];    /* lanes VFAST computed */  \
+        int64_t nv = m / 8, first_partial = nv;                              \
         for (int64_t v = 0; v < nv; v++) {                                   \
-            titer_v8u vb = TITER_V8_TOBITS(*(const titer_v8d_u *)(bx + 8 * v)); \
-            titer_v8u mask = VOK(vb);                                        \
-            titer_v8d f = VFAST(TITER_V8_FROMBITS(vb & mask));               \
+            titer_v8d in = *(const titer_v8d_u *)(bx + 8 * v);               \
+            titer_v8u ok = VOK(TITER_V8_TOBITS(in));                         \
+            __mmask8 mask = _mm512_test_epi64_mask((__m512i)ok, (__m512i)ok); \
             keep[v] = mask;                                                  \
-            all_kept &= mask;                                                \
+            if (__builtin_expect(mask == 0xff, 1)) {                         \
+                *(titer_v8d_u *)(bo + 8 * v) = VFAST(in);                    \
+                continue;                                                    \
+            }                                                                \
+            if (first_partial == nv)                                         \
+                first_partial = v;                                           \
+            titer_v8d f = VFAST((titer_v8d)_mm512_maskz_mov_pd(mask, (__m512d)in)); \
             *(titer_v8d_u *)(bo + 8 * v) =                                   \
-                TITER_V8_FROMBITS(TITER_PICK_BITS(mask, TITER_V8_TOBITS(f), vb)); \
+                (titer_v8d)_mm512_mask_blend_pd(mask, (__m512d)in, (__m512d)f); \
         }                                                                    \
         for (int64_t i = 8 * nv; i < m; i++) {                               \
             double xi = bx[i];                                               \
             bo[i] = OK(xi) ? FAST(xi) : KERNEL(xi);                          \
         }                                                                    \
-        if (_mm512_reduce_and_epi64((__m512i)all_kept) != -1)                \
-            for (int64_t i = 0; i < 8 * nv; i++)                             \
-                if (!keep[i / 8][i % 8]) bo[i] = KERNEL(bo[i]);              \
+        for (int64_t i = 8 * first_partial; i < 8 * nv; i++)                 \
+            if (!((keep[i / 8] >> (i % 8)) & 1)) bo[i] = KERNEL(bo[i]);      \
     TITER_VEC_BLOCKS_END(double)
 #endif
 /* float64 tanh's scalar form: the 8-lane form's twin where that is built */

@@ -47,6 +47,16 @@ static const double titer_pow_logc_tail[16] = {
     0x1.ddfc7f461c516p-44, 0x0.0p+0, -0x1.d579e83368e91p-45, -0x1.a2c2c2af0003cp-45,
     -0x1.8546f183bebf2p-44, -0x1.7814f689f8434p-45, 0x1.83c0e731f55c4p-44, -0x1.3e02f484c84ccp-46};
 
+/* P of the log: log(1 + r) = r - r^2/2 + r^3 P(r) for |r| < 0.0313, by
+ * Estrin's scheme (a shorter chain); r2 = r^2.  (titer_vlog.h's too) */
+#define TITER_LOG16_POLY(V, FMA, C, r, r2, p)                                            \
+    V r4_ = r2 * r2;                                                                     \
+    V p01_ = FMA(r, C(-0x1.fffffffffff1fp-3), C(0x1.5555555555555p-2));                 \
+    V p23_ = FMA(r, C(-0x1.5555555738058p-3), C(0x1.999999999c980p-3));                 \
+    V p45_ = FMA(r, C(-0x1.ffffd4a40dcd5p-4), C(0x1.249248f995f46p-3));                 \
+    V p67_ = FMA(r, C(-0x1.9a663a058ca48p-4), C(0x1.c71e48ef2f856p-4));                 \
+    V p = FMA(r4_, FMA(r2, FMA(r2, C(0x1.7135a25008399p-4), p67_), p45_), FMA(r2, p23_, p01_));
+
 /* One form V (VB its 64-bit unsigned lanes, VI signed; FMA, C, TOBITS,
  * FROMBITS as in titer_vexp.h; PICK(i, table) the table's entries of the
  * pieces i mod 16; EXP_PICK titer_vexp.h's; TO_DOUBLE signed lanes to
@@ -65,12 +75,7 @@ static const double titer_pow_logc_tail[16] = {
     V hi = t2 + ar2, lo4 = (t2 - hi) + ar2;                                              \
     V lo1 = FMA(kd, C(0x1.ef35793c76730p-45), PICK(piece, titer_pow_logc_tail));         \
     V r2 = r * r;                                                                        \
-    V r4 = r2 * r2;                                  /* P by Estrin: a shorter chain */ \
-    V p01 = FMA(r, C(-0x1.fffffffffff1fp-3), C(0x1.5555555555555p-2));                  \
-    V p23 = FMA(r, C(-0x1.5555555738058p-3), C(0x1.999999999c980p-3));                  \
-    V p45 = FMA(r, C(-0x1.ffffd4a40dcd5p-4), C(0x1.249248f995f46p-3));                  \
-    V p67 = FMA(r, C(-0x1.9a663a058ca48p-4), C(0x1.c71e48ef2f856p-4));                  \
-    V p = FMA(r4, FMA(r2, FMA(r2, C(0x1.7135a25008399p-4), p67), p45), FMA(r2, p23, p01)); \
+    TITER_LOG16_POLY(V, FMA, C, r, r2, p)                                                \
     V lo = ((lo1 + lo2) + (lo3 + lo4)) + (FMA(d, r2 - r, d) + (r2 * r) * p);            \
     V log_hi = hi + lo, log_lo = (hi - log_hi) + lo;                                     \
     V t = y * log_hi, t_lo = FMA(y, log_lo, FMA(y, log_hi, -t));                         \
