@@ -190,6 +190,8 @@ _VECTOR_FORMS = {fast: (fast, fast.replace("titer_fast_", "titer_vfast_"), "TITE
                  for fast in ("titer_fast_exp", "titer_fast_exp2", "titer_fast_expm1",
                               "titer_fast_arcsin", "titer_fast_tanh")}
 _VECTOR_FORMS["titer_fast_log"] = ("titer_vlog_twin", "titer_vfast_log", "TITER_HAVE_VLOG")
+# (their 8-lane forms are written with FMA: the loops are built to fuse)
+_FMA_FAST |= set(_VECTOR_FORMS)
 # float32 fast paths with a 16-lane form at AVX-512, run by
 # TITER_VEC_LOOP_F16 (titer_vtanf.h): fast function -> (the forms' scalar
 # twin, the 16-lane form <stem>16 with its range test <stem>16_ok, what
