@@ -229,11 +229,13 @@ _VECTOR_FORMS2_D8 = {("power", "dd->d"): "titer_vpow"}
 
 
 # loops with a vector form where the unit's target has AVX-512: (op,
-# signature) -> the form, which takes the contiguous and scalar-operand
-# calls and returns 1, else 0 for the plain loop (titer_vscalef.h: ldexp
-# by vscalef, NOTE [ldexp by vscalef])
-_AVX512_FORMS = {("ldexp", sig): ("TITER_HAVE_VSCALEF", "titer_vscalef_" + sig[:2])
+# signature) -> (the unit's guard, the form), which takes the contiguous
+# (and scalar-operand) calls and returns 1, else 0 for the plain loop
+# (titer_vexponent.h: NOTE [ldexp by vscalef], NOTE [frexp by vgetexp])
+_AVX512_FORMS = {("ldexp", sig): ("TITER_HAVE_VEXPONENT", "titer_vscalef_" + sig[:2])
                  for sig in ("fi->f", "fl->f", "di->d", "dl->d")}
+_AVX512_FORMS.update({("frexp", c + "->" + c + "i"): ("TITER_HAVE_VEXPONENT", "titer_vfrexp_" + c)
+                      for c in "fd"})
 
 
 # ops whose loops have a variant for vector popcnt (TITER_VPOPCNT_TARGET in

@@ -361,7 +361,9 @@ OPS += [
     Op("modf", 1, 2, [c + "->" + c * 2 for c in FLOATING], {
         "float": "titer_modf(a, o1)"}, (), "(fractional part, integral part)"),
     Op("frexp", 1, 2, [c + "->" + c + "i" for c in FLOATING], {
-        "float": "titer_frexp(a, o1)"}, (), "(mantissa, exponent)"),
+        "half": "titer_f2h(titer_frexp_libm(titer_h2f(a), o1))", "float": "titer_frexp(a, o1)"},
+       (),
+       "(mantissa, exponent)"),
     Op("ldexp", 2, 1, [c + e + "->" + c for c in FLOATING for e in "il"], {
         "float": "titer_ldexp(a, titer_clamp_int(b))"}, (), "a * 2**b"),
     # -- integers and bits --

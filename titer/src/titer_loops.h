@@ -53,7 +53,7 @@ static inline int64_t titer_head_to_align(const void *p, int64_t itemsize, int64
         }                                                                   \
     } while (0)
 
-#include "titer_vscalef.h"  /* ldexp by vscalef at AVX-512 (after the head) */
+#include "titer_vexponent.h"  /* ldexp and frexp at AVX-512 (after the head) */
 
 #define TITER_UNARY_LOOP_WITH(PRAGMA, TI, TO, KERNEL)                        \
     char *o = data[0], *x = data[1];                                        \

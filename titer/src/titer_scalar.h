@@ -905,9 +905,18 @@ TITER_NEXTAFTER(d, double, uint64_t, int64_t, titer_d2bits, titer_bits2d,
  *   while n < EMIN, then once by 2^n: only that last product rounds (its
  *   overflow / underflow are libm's), every other is exact;
  * - frexp(x): a subnormal is scaled to a normal first (exact); zero, inf and
- *   NaN give x and exponent 0;
+ *   NaN give x and exponent 0.  A signalling NaN raises invalid where
+ *   NumPy's loop is libm's frexp (x + x) and nothing where NumPy runs its
+ *   AVX-512 loop (masked vgetexp): the AVX-512 unit scales the specials as
+ *   0 (TITER_FREXP_QUIET), the others as themselves (titer_frexp_libm at
+ *   every level: float16's, as NumPy's goes through libm's frexpf);
  * - modf(x): x - trunc(x) is exact; the sign of x on the fraction (-0 for a
  *   negative integer), 0 for an infinite x (the subtraction sees 0 - 0). */
+#if defined(__AVX512F__)
+#define TITER_FREXP_QUIET (~(uint64_t)0)
+#else
+#define TITER_FREXP_QUIET ((uint64_t)0)
+#endif
 #define TITER_EXPONENT_DEFS(S, T, UI, TOBITS, FROMBITS, TRUNC, MANT, BIAS, DOWN, DOWN_STEP) \
 TITER_FAST_INLINE T titer_ldexp_##S(T x, int n) {                               \
     const int32_t emax = BIAS, emin = 1 - BIAS;                               \
@@ -925,16 +934,23 @@ TITER_FAST_INLINE T titer_ldexp_##S(T x, int n) {                               
     k = k > emax ? emax : k < emin ? emin : k;                               \
     return x * FROMBITS((UI)(k + BIAS) << MANT);                             \
 }                                                                            \
-TITER_FAST_INLINE T titer_frexp_##S(T x, int *exponent) {                     \
+TITER_FAST_INLINE T titer_frexp_as_##S(T x, int *exponent, UI quiet) {          \
     const UI sign = (UI)1 << (sizeof(UI) * 8 - 1), field = ((UI)2 * BIAS + 1) << MANT; \
     UI a = TOBITS(x) & ~sign;                                                \
-    int32_t tiny = a < ((UI)1 << MANT);                     /* subnormal, 0 */ \
-    UI u = TOBITS(x * titer_blend_##S(tiny, FROMBITS((UI)(BIAS + MANT + 2) << MANT), (T)1)); \
-    int32_t e = (int32_t)((u & field) >> MANT) - (BIAS - 1) - ((MANT + 2) & -tiny); \
     UI special = (UI)0 - (UI)((a == 0) | (a >= field));                       \
+    int32_t tiny = a < ((UI)1 << MANT);                     /* subnormal, 0 */ \
+    T scaled = FROMBITS(TOBITS(x) & ~(special & quiet));                      \
+    UI u = TOBITS(scaled * titer_blend_##S(tiny, FROMBITS((UI)(BIAS + MANT + 2) << MANT), (T)1)); \
+    int32_t e = (int32_t)((u & field) >> MANT) - (BIAS - 1) - ((MANT + 2) & -tiny); \
     *exponent = e & ~(int32_t)special;                                       \
     return FROMBITS(TITER_PICK_BITS(special, TOBITS(x),                       \
                                     (u & ~field) | ((UI)(BIAS - 1) << MANT))); \
+}                                                                            \
+TITER_FAST_INLINE T titer_frexp_##S(T x, int *exponent) {                     \
+    return titer_frexp_as_##S(x, exponent, (UI)TITER_FREXP_QUIET);            \
+}                                                                            \
+TITER_FAST_INLINE T titer_frexp_libm_##S(T x, int *exponent) {                \
+    return titer_frexp_as_##S(x, exponent, 0);                                \
 }                                                                            \
 TITER_FAST_INLINE T titer_modf_##S(T x, T *integral) {                        \
     const UI sign = (UI)1 << (sizeof(UI) * 8 - 1), field = ((UI)2 * BIAS + 1) << MANT; \
@@ -950,6 +966,10 @@ TITER_EXPONENT_DEFS(d, double, uint64_t, titer_d2bits, titer_bits2d, trunc, 52, 
                     0x1p-969, 969)
 #define titer_ldexp(x, n) _Generic((x), float: titer_ldexp_f, default: titer_ldexp_d)((x), (n))
 #define titer_frexp(x, e) _Generic((x), float: titer_frexp_f, default: titer_frexp_d)((x), (e))
+/* libm's frexp at every level, signalling NaN included: NumPy's float16
+ * frexp is libm's frexpf on the widened value */
+#define titer_frexp_libm(x, e) \
+    _Generic((x), float: titer_frexp_libm_f, default: titer_frexp_libm_d)((x), (e))
 #define titer_modf(x, i) _Generic((x), float: titer_modf_f, default: titer_modf_d)((x), (i))
 
 /* |z| as NumPy's SIMD loop computes it: larger * sqrt(1 + ratio^2), with
