@@ -963,6 +963,51 @@ def test_frexp_and_modf_on_the_bits_are_numpys(dtype):
                       "frexp %s shift %d" % (dtype, shift))
 
 
+def _numpy_runs_avx512():
+    from numpy._core._multiarray_umath import __cpu_features__
+    return bool(__cpu_features__.get("AVX512_SKX"))
+
+
+def _signalling_nans(char):
+    """Twenty elements of the type, quiet 0.5 but a signalling NaN of each
+    sign (a complex one in either part)."""
+    dtype = np.dtype(char)
+    if dtype.kind == "c":
+        part = _signalling_nans("f" if dtype.itemsize == 8 else "d")
+        a = np.ones(20, dtype)
+        a.real[7], a.imag[11] = part[7], part[13]
+        return a
+    uint = np.dtype("u%d" % dtype.itemsize)
+    a = np.full(20, 0.5, dtype)
+    a.view(uint)[7] = {2: 0x7c01, 4: 0x7f800001, 8: 0x7ff4000000000000}[dtype.itemsize]
+    a.view(uint)[13] = a.view(uint)[7] | (1 << (8 * dtype.itemsize - 1))
+    return a
+
+
+@pytest.mark.parametrize("name", ["isnan", "isinf", "isfinite", "not_equal", "equal", "less",
+                                  "logical_and", "logical_or", "frexp"])
+def test_a_signalling_nan_warns_as_numpy_does(name):
+    """NumPy's compare, logical and predicate loops clear the flags even for
+    a signalling NaN, which C's quiet compares raise invalid on (_ops.
+    QUIET_INVALID); its frexp is quiet in its AVX-512 loop and raises in
+    libm's (titer_scalar.h TITER_FREXP_QUIET): checked where titer's level
+    and NumPy's agree on AVX-512, the operand in either place."""
+    op = _ops.OPS_BY_NAME[name]
+    if name == "frexp" and (_core.isa_levels()[1] == "avx512") != _numpy_runs_avx512():
+        pytest.skip("titer's and NumPy's instruction-set levels differ on AVX-512")
+    for sig in op.types:
+        ins, _ = _ops.parse_signature(sig)
+        if len(set(ins)) > 1 or ins[0] not in "efdFD":
+            continue
+        for where in range(len(ins)):
+            args = [_signalling_nans(c) if k == where else np.full(20, 0.75, c)
+                    for k, c in enumerate(ins)]
+            for mode in ("ignore", "warn", "raise"):
+                theirs = _fp_outcome(lambda: getattr(np, name)(*args), mode)
+                ours = _fp_outcome(lambda: titer.elementwise(name, None, *args), mode)
+                assert ours == theirs, (sig, where, mode, ours, theirs)
+
+
 @pytest.mark.parametrize("sig", ["fi->f", "fl->f", "di->d", "dl->d", "ei->e"])
 def test_ldexp_in_steps_is_numpys(sig):
     """ldexp scaled in musl's steps (titer_scalar.h) against NumPy's, bits and

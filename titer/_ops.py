@@ -443,11 +443,16 @@ ALIASES = {alias: op.name for op in OPS for alias in op.aliases}
 # flag they raise themselves (titer_loops.h TITER_QUIET_INVALID), so
 # elementwise calls, evaluate programs and reductions report what NumPy
 # does.  Complex less & co. are not here: NumPy's complex compares signal.
+# A signalling NaN makes even C's quiet compares (!=) raise invalid, where
+# NumPy's compare, logical and predicate loops clear the flags: isnan,
+# equal, not_equal, logical_and and logical_or drop theirs too.
 QUIET_INVALID = dict(
     {name: "efd" for name in ("less", "less_equal", "greater", "greater_equal", "heaviside",
                               "sign")},
     **{name: "efdFD" for name in ("maximum", "minimum", "fmax", "fmin", "clip", "isinf",
-                                  "isfinite")})
+                                  "isfinite", "isnan")},
+    **{name: "efd" for name in ("equal", "not_equal")},
+    **{name: "fd" for name in ("logical_and", "logical_or")})
 
 
 def quiet_invalid(op, sig):
