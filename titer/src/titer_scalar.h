@@ -1526,21 +1526,6 @@ TITER_FAST_INLINE float titer_fast_tanf(float xf) {
 }
 #include "titer_vtanf.h"   /* float32 tan in eight lanes at AVX-512: titer_vtanf8 */
 
-/* cbrt: FreeBSD's s_cbrtf.c: a 5-bit guess from the bits (exponent / 3),
- * then two Newton steps in double (16, then 47 bits); the / 3 in double, as
- * AVX2 has no vector integer division.  Range: normal, finite, both signs. */
-TITER_FAST_INLINE int titer_fast_cbrtf_ok(float x) {
-    return titer_fabs_bits(x) - 0x00800000u < 0x7f000000u;
-}
-TITER_FAST_INLINE float titer_fast_cbrtf(float xf) {
-    int32_t third = (int32_t)((double)(int32_t)titer_fabs_bits(xf) * (1.0 / 3));
-    double t = titer_signed_like(titer_bits2f((uint32_t)third + 709958130u), xf);
-    double x = xf, r = t * t * t;
-    t = t * (x + x + r) / (x + r + r);
-    r = t * t * t;
-    return (float)(t * (x + x + r) / (x + r + r));
-}
-
 /* arcsinh: log(a + sqrt(a^2 + 1)) for a = |x|; 2^-60 <= |x|, finite */
 TITER_FAST_INLINE int titer_fast_arcsinhf_ok(float x) { return TITER_F_FROM_2M60(x, 0x7f800000u); }
 TITER_FAST_INLINE float titer_fast_arcsinhf(float xf) {
@@ -1573,6 +1558,7 @@ TITER_FAST_INLINE float titer_fast_arctanhf(float xf) {
 #include "titer_voddf.h"    /* float32 tanh, arctan by piecewise polynomials at AVX-512 */
 #include "titer_vsinhf.h"   /* float32 sinh, and its 16-lane form at AVX-512 */
 #include "titer_vexp2f.h"   /* float32 exp2, and its 16-lane form at AVX-512 */
+#include "titer_vcbrtf.h"   /* float32 cbrt, and its 16-lane form at AVX-512 */
 
 /* atan(a) for finite a >= 0: a reduced to |c| <= tan(pi/8) with one division
  * (c = a, (a - 1) / (a + 1) + pi/4, or -1/a + pi/2), then FreeBSD's s_atan.c
