@@ -29,7 +29,8 @@
    titer_clip_half
    titer_ifloordiv titer_iremainder titer_ifmod titer_igcd titer_ilcm
    titer_lshift titer_rshift titer_popcount titer_ireciprocal titer_clip_int
-   titer_divmod titer_idivmod modf frexp titer_modf titer_frexp titer_ldexp titer_select
+   titer_divmod titer_idivmod modf frexp titer_modf titer_frexp titer_frexp_libm titer_ldexp
+   titer_select
    titer_ipow titer_clip_complex titer_cfn titer_cfn2 titer_creciprocal titer_csign
    titer_csqrt titer_cexp titer_clog titer_csin titer_ccos titer_ctan titer_csinh
    titer_ccosh titer_ctanh titer_cexp2 titer_clog2 titer_clog10 titer_cexpm1
@@ -308,6 +309,8 @@ TITER_MIXED_CMP(greater_equal, >=)
  * values: here libm's own device functions */
 #define titer_modf(x, i) (modf((x), (i)))
 #define titer_frexp(x, e) (frexp((x), (e)))
+/* (the CPU's libm-flag variant: no FP flags on the device, the same) */
+#define titer_frexp_libm(x, e) (frexp((x), (e)))
 #define titer_ldexp(x, n) (ldexp((x), (n)))
 
 template <class T> TITER_DEV T titer_divmod(T a, T b, T *modulus) {
