@@ -25,6 +25,28 @@
 #include <immintrin.h>
 #define TITER_HAVE_VEXPONENT 1
 
+/* CALL for each vector of an output PO of N elements of TX, `at` its first
+ * element and `mask` (M) its lanes: the elements before PO's 64-byte
+ * boundary masked, whole vectors, the tail masked */
+#define TITER_VEXPONENT_WALK(TX, LANES, M, PO, N, CALL)                                 \
+    {                                                                                   \
+        const int64_t head_ = titer_head_to_align(PO, (int64_t)sizeof(TX), N);           \
+        int64_t at = 0;                                                                 \
+        M mask;                                                                         \
+        for (; at < head_; at += LANES) {                                               \
+            mask = head_ - at >= LANES ? (M)~(M)0 : (M)(((M)1 << (head_ - at)) - 1);    \
+            CALL;                                                                       \
+        }                                                                               \
+        at = head_;                                                                     \
+        mask = (M)~(M)0;                                                                \
+        for (; at + LANES <= (N); at += LANES)                                          \
+            CALL;                                                                       \
+        if (at < (N)) {                                                                 \
+            mask = (M)(((M)1 << ((N) - at)) - 1);                                       \
+            CALL;                                                                       \
+        }                                                                               \
+    }
+
 /* S: the signature's chars; TX / TN the element types; LANES a vector's
  * elements, M its mask type; VX the float vector; LOADX / LOADN masked
  * zeroing loads (LOADN converting the exponents to VX), SETX / SETN the
@@ -38,19 +60,10 @@ TITER_FAST_INLINE void titer_vscalef_step_##S(TX *po, const TX *px, const TN *pn
 TITER_FAST_INLINE void titer_vscalef_run_##S(TX *po, const TX *px, const TN *pn,         \
                                              int x_step, int n_step, int64_t n) {       \
     const VX xb = SETX(*px), nb = SETN(*pn);                                            \
-    int64_t i = titer_head_to_align(po, (int64_t)sizeof(TX), n);                         \
-    for (int64_t start = 0; start < i; start += LANES) {     /* the head, masked */    \
-        const int64_t left = i - start;                                                 \
-        titer_vscalef_step_##S(po + start, px + x_step * start, pn + n_step * start, xb, \
-                               nb, x_step, n_step,                                      \
-                               left >= LANES ? (M)~(M)0 : (M)(((M)1 << left) - 1));     \
-    }                                                                                   \
-    for (; i + LANES <= n; i += LANES)                                                  \
-        titer_vscalef_step_##S(po + i, px + x_step * i, pn + n_step * i, xb, nb, x_step, \
-                               n_step, (M)~(M)0);                                       \
-    if (i < n)                                                   /* the tail */        \
-        titer_vscalef_step_##S(po + i, px + x_step * i, pn + n_step * i, xb, nb, x_step, \
-                               n_step, (M)(((M)1 << (n - i)) - 1));                     \
+    TITER_VEXPONENT_WALK(TX, LANES, M, po, n,                                           \
+                         titer_vscalef_step_##S(po + at, px + x_step * at,              \
+                                                pn + n_step * at, xb, nb, x_step,       \
+                                                n_step, mask))                          \
 }                                                                                       \
 static inline int titer_vscalef_##S(char **data, const int64_t *strides, int64_t n) {    \
     const int64_t so = strides[0], sx = strides[1], sn = strides[2];                    \
@@ -110,7 +123,7 @@ TITER_FAST_INLINE void titer_vfrexp_step_##S(TX *pm, int32_t *pe, const TX *px, 
     const M special = CLASS(x, 0x9f), other = (M)~special;   /* NaNs, zeros, infs */  \
     const VX mantissa = MANT(other, x), exponent = ADD(EXP(other, x), ONE);             \
     STOREX(pm, m, BLEND(special, mantissa, x));                                         \
-    STOREI(pe, m, TO_INT(other, exponent));                                       \
+    STOREI(pe, m, TO_INT(other, exponent));                                             \
 }                                                                                       \
 static inline int titer_vfrexp_##S(char **data, const int64_t *strides, int64_t n) {     \
     TX *pm = (TX *)data[0];                                                             \
@@ -119,16 +132,8 @@ static inline int titer_vfrexp_##S(char **data, const int64_t *strides, int64_t 
     if (strides[0] != (int64_t)sizeof(TX) || strides[1] != (int64_t)sizeof(int32_t)    \
             || strides[2] != (int64_t)sizeof(TX) || n <= 0)                             \
         return 0;                                                                       \
-    int64_t i = titer_head_to_align(pm, (int64_t)sizeof(TX), n);                         \
-    for (int64_t start = 0; start < i; start += LANES) {     /* the head, masked */    \
-        const int64_t left = i - start;                                                 \
-        titer_vfrexp_step_##S(pm + start, pe + start, px + start,                       \
-                              left >= LANES ? (M)~(M)0 : (M)(((M)1 << left) - 1));      \
-    }                                                                                   \
-    for (; i + LANES <= n; i += LANES)                                                  \
-        titer_vfrexp_step_##S(pm + i, pe + i, px + i, (M)~(M)0);                        \
-    if (i < n)                                                   /* the tail */        \
-        titer_vfrexp_step_##S(pm + i, pe + i, px + i, (M)(((M)1 << (n - i)) - 1));      \
+    TITER_VEXPONENT_WALK(TX, LANES, M, pm, n,                                           \
+                         titer_vfrexp_step_##S(pm + at, pe + at, px + at, mask))        \
     return 1;                                                                           \
 }
 

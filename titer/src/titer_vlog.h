@@ -28,17 +28,10 @@
 
 #ifdef TITER_HAVE_VPOW          /* its tables, pickers and int64 conversion */
 #define TITER_LOG16_KERNEL(V, VB, VI, FMA, C, TOBITS, FROMBITS, PICK, TO_DOUBLE, x, result) \
-    VB ix = TOBITS(x), tmp = ix - TITER_POW_OFF, piece = tmp >> 48;                      \
-    V kd = TO_DOUBLE((VI)tmp >> 52);                                                     \
-    V z = FROMBITS(ix - (tmp & 0xfff0000000000000ull));                                  \
-    V invc = PICK(piece, titer_pow_invc);                                                \
-    V zc = z * invc, d = FMA(z, invc, -zc), r = zc - C(1.0);                             \
-    V t1 = FMA(kd, C(0x1.62e42fefa3800p-1), PICK(piece, titer_pow_logc_head));           \
+    TITER_LOG16_REDUCE(V, VB, VI, FMA, C, TOBITS, FROMBITS, PICK, TO_DOUBLE, x)          \
     V hi = t1 + r, lo_sum = (t1 - hi) + r;                                               \
-    V lo_table = FMA(kd, C(0x1.ef35793c76730p-45), PICK(piece, titer_pow_logc_tail));    \
-    V r2 = r * r;                                                                        \
     TITER_LOG16_POLY(V, FMA, C, r, r2, p)                                                \
-    V lo = (lo_table + lo_sum) + (FMA(d, r2 - r, d) + r2 * FMA(r, p, C(-0.5)));          \
+    V lo = (lo1 + lo_sum) + (FMA(d, r2 - r, d) + r2 * FMA(r, p, C(-0.5)));               \
     V result = hi + lo;
 
 TITER_FAST_INLINE double titer_vlog_twin(double x) {

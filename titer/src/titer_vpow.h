@@ -57,6 +57,20 @@ static const double titer_pow_logc_tail[16] = {
     V p67_ = FMA(r, C(-0x1.9a663a058ca48p-4), C(0x1.c71e48ef2f856p-4));                 \
     V p = FMA(r4_, FMA(r2, FMA(r2, C(0x1.7135a25008399p-4), p67_), p45_), FMA(r2, p23_, p01_));
 
+/* The log's argument reduction (power's and titer_vlog.h's): the piece, k
+ * as a double kd, z; r = zc - 1 exact with z invc = zc + d (an FMA gives
+ * d); t1 = k ln2_hi + log c's head, exact; lo1 = k ln2_lo + its tail;
+ * r2 = r^2.  The operations as in the form below. */
+#define TITER_LOG16_REDUCE(V, VB, VI, FMA, C, TOBITS, FROMBITS, PICK, TO_DOUBLE, x)     \
+    VB ix = TOBITS(x), tmp = ix - TITER_POW_OFF, piece = tmp >> 48;                      \
+    V kd = TO_DOUBLE((VI)tmp >> 52);                                                     \
+    V z = FROMBITS(ix - (tmp & 0xfff0000000000000ull));                                  \
+    V invc = PICK(piece, titer_pow_invc);                                                \
+    V zc = z * invc, d = FMA(z, invc, -zc), r = zc - C(1.0);                             \
+    V t1 = FMA(kd, C(0x1.62e42fefa3800p-1), PICK(piece, titer_pow_logc_head));           \
+    V lo1 = FMA(kd, C(0x1.ef35793c76730p-45), PICK(piece, titer_pow_logc_tail));         \
+    V r2 = r * r;
+
 /* One form V (VB its 64-bit unsigned lanes, VI signed; FMA, C, TOBITS,
  * FROMBITS as in titer_vexp.h; PICK(i, table) the table's entries of the
  * pieces i mod 16; EXP_PICK titer_vexp.h's; TO_DOUBLE signed lanes to
@@ -64,17 +78,10 @@ static const double titer_pow_logc_tail[16] = {
  * does not contract). */
 #define TITER_POW_KERNEL(V, VB, VI, FMA, C, TOBITS, FROMBITS, PICK, EXP_PICK, TO_DOUBLE, x, y, \
                          result)                                                         \
-    VB ix = TOBITS(x), tmp = ix - TITER_POW_OFF, piece = tmp >> 48;                      \
-    V kd = TO_DOUBLE((VI)tmp >> 52);                                                     \
-    V z = FROMBITS(ix - (tmp & 0xfff0000000000000ull));                                  \
-    V invc = PICK(piece, titer_pow_invc);                                                \
-    V zc = z * invc, d = FMA(z, invc, -zc), r = zc - C(1.0);                             \
-    V t1 = FMA(kd, C(0x1.62e42fefa3800p-1), PICK(piece, titer_pow_logc_head));           \
+    TITER_LOG16_REDUCE(V, VB, VI, FMA, C, TOBITS, FROMBITS, PICK, TO_DOUBLE, x)          \
     V t2 = t1 + r, lo2 = (t1 - t2) + r;                                                  \
     V ar = r * C(-0.5), ar2 = r * ar, lo3 = FMA(r, ar, -ar2);                            \
     V hi = t2 + ar2, lo4 = (t2 - hi) + ar2;                                              \
-    V lo1 = FMA(kd, C(0x1.ef35793c76730p-45), PICK(piece, titer_pow_logc_tail));         \
-    V r2 = r * r;                                                                        \
     TITER_LOG16_POLY(V, FMA, C, r, r2, p)                                                \
     V lo = ((lo1 + lo2) + (lo3 + lo4)) + (FMA(d, r2 - r, d) + (r2 * r) * p);            \
     V log_hi = hi + lo, log_lo = (hi - log_hi) + lo;                                     \
