@@ -1792,7 +1792,13 @@ _LOG1P_FAMILY = {
              (100.0, "overflow")),
     # exp2's (titer_vexp2f.h): n = rint(x) steps at k + 1/2, |x| < 126
     "exp2": (1, [2.0 ** -149, 126.0, -126.0] + [k + 0.5 for k in range(-126, 126)],
-             (200.0, "overflow"))}
+             (200.0, "overflow")),
+    # log2's and log10's rows (titer_vlog2f.h): m = 0.75 2^e steps, rows
+    # 1/32 wide above 1 and 1/64 below, exact powers of 2 and of 10
+    **{name: (1, [2.0 ** -126, 3e38] + [0.75 * 2.0 ** k for k in range(-126, 127, 5)]
+              + [1 + j / 32 for j in range(17)] + [0.75 + j / 64 for j in range(17)]
+              + [10.0 ** k for k in range(11)], (0.0, "divide"))
+       for name in ("log2", "log10")}}
 
 
 def _log1p_family_inputs(name, x):
@@ -1805,9 +1811,9 @@ def _log1p_family_inputs(name, x):
 
 @pytest.mark.parametrize("name", sorted(_LOG1P_FAMILY))
 def test_float32_log1p_family_fast_path_in_its_vector_form_and_its_twin(name):
-    """float32 log, log1p, arccosh, arcsinh, arctanh, tanh, arctan, sinh and
-    exp2 (the 16-lane forms of titer_vlog1pf.h, titer_voddf.h,
-    titer_vsinhf.h and titer_vexp2f.h at AVX-512; below, titer_fast_logf,
+    """float32 log, log1p, arccosh, arcsinh, arctanh, tanh, arctan, sinh,
+    exp2, log2 and log10 (the 16-lane forms of titer_vlog1pf.h,
+    titer_voddf.h, titer_vsinhf.h, titer_vexp2f.h and titer_vlog2f.h at AVX-512; below, titer_fast_logf,
     titer_fast_tanhf, titer_fast_sinhf and the vector math library's or the
     double formulas): every float32 near each seam and every 2039th bit
     pattern of the range within the form's bound of the float64 result

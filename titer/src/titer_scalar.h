@@ -1559,6 +1559,7 @@ TITER_FAST_INLINE float titer_fast_arctanhf(float xf) {
 #include "titer_vsinhf.h"   /* float32 sinh, and its 16-lane form at AVX-512 */
 #include "titer_vexp2f.h"   /* float32 exp2, and its 16-lane form at AVX-512 */
 #include "titer_vcbrtf.h"   /* float32 cbrt, and its 16-lane form at AVX-512 */
+#include "titer_vlog2f.h"   /* float32 log2 and log10 by a table at AVX-512 */
 
 /* atan(a) for finite a >= 0: a reduced to |c| <= tan(pi/8) with one division
  * (c = a, (a - 1) / (a + 1) + pi/4, or -1/a + pi/2), then FreeBSD's s_atan.c
