@@ -1038,7 +1038,7 @@ def test_ldexp_in_steps_is_numpys(sig):
     same_as_numpy("ldexp", titer_call("ldexp", None, a[::7], n[::7]),
                   numpy_call("ldexp", a[::7], n[::7]), sig + " strided")
     # the vector forms' other paths (NOTE [ldexp by vscalef]): a stride-0
-    # operand either side, and outputs off the 64-byte boundary by 1-15
+    # operand either side, and outputs off the 64-byte boundary by 0-15
     # elements with lengths around a vector's
     for shift in range(16):
         length = 37 + shift

@@ -195,7 +195,7 @@ _FAST_PATHS.update({name: {c + c + "->" + c: name + "_" + c for c in INTS[2:]}
 # and log run titer's own paths at AVX-512, where their 8-lane forms are
 # faster (titer_vexp.h, titer_vlog.h, _codegen._VECTOR_FORMS; tanh within
 # 0.61 ULP of the exact value where _ZGVeN8v_tanh reaches 1.18, log within
-# 0.52), the vector libm's below.
+# 0.53), the vector libm's below.
 # Float32 power runs titer's own path too, within 1 ULP: at AVX-512 by
 # tables in registers
 # (titer_vpowf.h, _codegen._VECTOR_FORMS2; 1.10 ns an element in its loop,
