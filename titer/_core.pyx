@@ -486,8 +486,11 @@ def _cpu_caches():
                 with open(os.path.join(base, entry, name)) as f:
                     fields.append(f.read().strip())
             level, kind, text = fields
-            scale = {"K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}.get(text[-1:], 1)
-            caches.append((int(level), kind, int(text.rstrip("KMG")) * scale))
+            digits = text.rstrip("KMG")
+            # NOTE: no text[-1:] here: wraparound=False makes a negative
+            # index undefined in a .pyx (newer Cython warns about it)
+            scale = {"K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}.get(text[len(digits):], 1)
+            caches.append((int(level), kind, int(digits) * scale))
         except (OSError, ValueError):
             continue                    # not a cache index (uevent, power, ...)
     return tuple(caches)
