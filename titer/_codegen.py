@@ -248,6 +248,31 @@ _AVX512_FORMS.update({("frexp", c + "->" + c + "i"): ("TITER_HAVE_VEXPONENT", "t
 _VPOPCNT_OPS = {"bitwise_count": "titer_popcount_insn"}
 
 
+# float32 fast paths whose 16-lane form the float16 signature runs in
+# registers at AVX-512 (titer_loops.h NOTE [float16 in registers]) rather
+# than by its table: the cheap form, where that is the faster (one thread,
+# 2^20 float16, Zen 4, interleaved with NumPy: exp2 0.26 ms, where tables
+# take 0.29-0.40); the other forms cost the table's time or more (log2
+# 0.34-0.38, log10 0.35-0.41, log 0.41, tan 0.63, arctan 0.53, sinh 0.52)
+_HALF_IN_REGISTERS = {"titer_fast_exp2f"}
+
+
+def half_register_form(op, twin):
+    """The stem of the 16-lane form the float32 signature `twin`'s loop runs
+    at AVX-512 (TITER_VEC_LOOP_F16), where its unary float16 signature runs
+    it in registers (_HALF_IN_REGISTERS); else None."""
+    fast = (op.fast or {}).get(twin, (None, None))[1]
+    return _VECTOR_FORMS_F16[fast][1] if fast in _HALF_IN_REGISTERS else None
+
+
+def half_in_registers():
+    """The ops whose float16 loop runs in registers at AVX-512 instead of
+    filling its table (tests)."""
+    return sorted(op.name for op in ops.OPS
+                  if "e->e" in op.types and float_fast_twin(op, "e->e") == "f->f"
+                  and half_register_form(op, "f->f"))
+
+
 def vector_form_guard(op, sig):
     """The macro an instruction-set unit defines where the signature's own
     fast path has a vector form (AVX-512: TITER_HAVE_VFAST_D for the 8-lane
@@ -336,6 +361,15 @@ def emit_loop(op, sig):
             body = "if (titer_half_through_table(&%s, %s, data, strides, n)) return;\n    %s" % (
                 table, core_loop_name(op, twin), body)
             decls = "static titer_half_table %s;\n\n" % table
+            stem = half_register_form(op, twin)
+            if stem:                            # NOTE [float16 in registers]
+                in_registers = core_loop_name(op, sig) + "_in_registers"
+                decls += ("#ifdef TITER_HAVE_VFAST_F16\nTITER_FAST_FMA static int %s(char **data, "
+                          "const int64_t *strides, int64_t n) {\n    TITER_HALF_VEC_F16(%s16_ok, "
+                          "%s16, %s)\n}\n#endif\n\n" % (in_registers, stem, stem,
+                                                          core_loop_name(op, twin)))
+                body = ("\n#ifdef TITER_HAVE_VFAST_F16\n    if (%s(data, strides, n)) return;\n"
+                        "#endif\n    %s" % (in_registers, body))
     elif fast or veclib:    # float32 / float64 loops with a vectorized path
         # each instruction-set unit builds its own, for its own target
         body = split_loop_body(op, sig, ins, outs) if fast else plain
