@@ -165,6 +165,36 @@ def test_every_float16_to_every_integer(dst_char):
         assert got_w == want_w, dst_char
 
 
+@pytest.mark.parametrize("src_char", list("bBhHiIlL"))
+def test_every_integer_to_float16_through_float(src_char):
+    """NOTE [integers to float16]: each integer type to float16 through
+    float (32- and 64-bit ones clamped to +-2^16 first): every value of the
+    8- and 16-bit types, and of the wider ones the values around float16's
+    largest (65504-65536: ties to even, then infinity), around 2^16, 2^24,
+    2^31, 2^32, 2^63, the ends and random ones; NumPy's bits and its overflow
+    warning, contiguous and strided."""
+    info = np.iinfo(src_char)
+    if info.bits <= 16:
+        x = np.arange(info.min, info.max + 1).astype(src_char)
+    else:
+        rng = np.random.default_rng(26)
+        near = [p + d for p in [2048, 4096, 65504, 65520, 65536, 2 ** 24, 2 ** 31, 2 ** 32,
+                                2 ** 63] for d in range(-20, 21)]
+        near += [-v for v in near] + [info.min, info.max, 0, 1, -1, 2049, 2051, 4097, 4099]
+        x = np.concatenate([
+            rng.integers(info.min, info.max, 4000, dtype=src_char, endpoint=True),
+            rng.integers(max(info.min, -70000), 70000, 4000, dtype=src_char),
+            np.array([v for v in near if info.min <= v <= info.max], src_char)])
+    for src in (x, x[::3], x[x.size // 2:x.size // 2 + 7]):
+        want = np.zeros(src.size, np.float16)
+        got = np.zeros(src.size, np.float16)
+        want_w = run_recording(lambda: np.copyto(want, src, casting="unsafe"))
+        got_w = run_recording(lambda: titer.copy(got, src, casting="unsafe"))
+        np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16),
+                                      err_msg=src_char)
+        assert got_w == want_w, src_char
+
+
 @pytest.mark.parametrize("src_char", ["l", "L"])
 def test_int64_to_double_half_complex_round_as_numpy(src_char):
     """int64 / uint64 to float64, float16 and complex128 without AVX-512's

@@ -439,6 +439,10 @@ def cast_expr(src, dst):
             return "v"
         if src in "fF" or src == "?":
             return "titer_f2h((float)(%s))" % real
+        if src in "bBhH":       # NOTE [integers to float16] (titer_scalar.h)
+            return "titer_f2h((float)v)"
+        if src in "iIlL":
+            return "titer_%s%d_to_h(v)" % ("u" if src in "IL" else "i", 32 if src in "iI" else 64)
         return "titer_d2h((double)(%s))" % real
     if dst in "FD":
         part = ops.C_TYPE[ops.COMPLEX_PART[dst]]

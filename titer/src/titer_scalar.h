@@ -99,6 +99,24 @@ TITER_TO_HALF(titer_d2h, double, uint64_t, titer_d2bits, titer_bits2d, 42, 1023,
               0x3f10000000000000ull, 0x40effe0000000000ull, 0x7ff0000000000000ull,
               0x1p-1050, 0x1p1009)
 
+/* NOTE [integers to float16]: an integer's float16 is its float's: every
+ * magnitude below 2^16 is a float exactly, and from 65520 on the float16 is
+ * infinity, with NumPy's overflow, whatever the float; so a 32- or 64-bit
+ * integer clamped to +-2^16 keeps its float16 and its flag, and converts to
+ * float as a 32-bit one.  The loops then convert 8 (AVX2) or 16 (AVX-512)
+ * lanes a vector, where through double (titer_d2h) they took 4 or 8 lanes
+ * of 64-bit arithmetic. */
+#define TITER_INT_TO_HALF(NAME, T, LOW)                                      \
+TITER_FAST_INLINE titer_half NAME(T v) {                                     \
+    T clamped = v < (LOW) ? (LOW) : v;   /* two steps: one nested ?: */      \
+    clamped = clamped > 65536 ? 65536 : clamped; /* kept the loop scalar */ \
+    return titer_f2h((float)(int32_t)clamped);                               \
+}
+TITER_INT_TO_HALF(titer_i32_to_h, int32_t, -65536)
+TITER_INT_TO_HALF(titer_u32_to_h, uint32_t, 0u)
+TITER_INT_TO_HALF(titer_i64_to_h, int64_t, -65536)
+TITER_INT_TO_HALF(titer_u64_to_h, uint64_t, 0u)
+
 /* int64 / uint64 to double as the conversion instruction rounds (to
  * nearest), for loops on targets without a vector 64-bit conversion (AVX2,
  * the baseline; cvtsi2sd keeps them scalar): the two 32-bit halves are
