@@ -164,9 +164,10 @@ def test_each_level_builds_its_own_fast_path_loops():
 def _fused_loop_names():
     """The loops built to fuse multiply-adds: where NumPy's loops fuse
     (titer_muladd and its users), the fast paths built on exact FMA, the
-    binary float64 8-lane forms (titer_vpow.h), and the reduction kits'
-    outer rows, which run the op's elementwise kernel as NumPy's do
-    (_codegen_reduce: ROWCOMB)."""
+    binary float64 8-lane forms (titer_vpow.h), the float16 loops in
+    registers around a float32 form (NOTE [float16 in registers]), and the
+    reduction kits' outer rows, which run the op's elementwise kernel as
+    NumPy's do (_codegen_reduce: ROWCOMB)."""
     from titer import _codegen, _codegen_reduce
     names = set()
     for op in _ops.OPS:
@@ -180,6 +181,9 @@ def _fused_loop_names():
                           _codegen.masked_loop_name(op, sig), _codegen.own_loop_name(op, sig)}
             if fused and sig in _codegen_reduce.reducible_signatures(op):
                 names.add(_codegen_reduce.kit_name(op, sig) + "_outer")
+            twin = _codegen.float_fast_twin(op, sig) if sig == "e->e" else None
+            if twin and _codegen.half_register_form(op, twin):   # the float32 form's FMA
+                names.add(_codegen.half_register_loop_name(op, sig))
     return names
 
 

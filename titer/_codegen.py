@@ -265,6 +265,12 @@ def half_register_form(op, twin):
     return _VECTOR_FORMS_F16[fast][1] if fast in _HALF_IN_REGISTERS else None
 
 
+def half_register_loop_name(op, sig):
+    """The loop that runs float16 signature `sig` in registers (built with
+    the forms' FMA)."""
+    return core_loop_name(op, sig) + "_in_registers"
+
+
 def half_in_registers():
     """The ops whose float16 loop runs in registers at AVX-512 instead of
     filling its table (tests)."""
@@ -363,7 +369,7 @@ def emit_loop(op, sig):
             decls = "static titer_half_table %s;\n\n" % table
             stem = half_register_form(op, twin)
             if stem:                            # NOTE [float16 in registers]
-                in_registers = core_loop_name(op, sig) + "_in_registers"
+                in_registers = half_register_loop_name(op, sig)
                 decls += ("#ifdef TITER_HAVE_VFAST_F16\nTITER_FAST_FMA static int %s(char **data, "
                           "const int64_t *strides, int64_t n) {\n    TITER_HALF_VEC_F16(%s16_ok, "
                           "%s16, %s)\n}\n#endif\n\n" % (in_registers, stem, stem,
