@@ -195,6 +195,45 @@ def test_every_integer_to_float16_through_float(src_char):
         assert got_w == want_w, src_char
 
 
+def _doubles_around_float16():
+    """float64 bit patterns for float16 rounding: every exponent with
+    significands at and next to the float16 rounding bit, the low word
+    alone, random bits, midpoints between float16 values +-4 ulps."""
+    rng = np.random.default_rng(64)
+    significands = np.array([0, 1, 2, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 41 - 1, 2 ** 41,
+                             2 ** 41 + 1, 2 ** 42 - 1, 2 ** 42, 2 ** 42 + 1, 3 * 2 ** 41,
+                             3 * 2 ** 41 + 1, 2 ** 52 - 1, 2 ** 51], np.uint64)
+    exponents = np.arange(2048, dtype=np.uint64) << np.uint64(52)
+    grid = (exponents[:, None] | significands[None, :]).ravel()
+    halves = np.arange(0x7c00, dtype=np.uint16).view(np.float16).astype(np.float64)
+    above = np.append(halves[1:], 65536.0)      # past 65504: 2^16, as if a float16
+    mids = ((halves + above) / 2).view(np.uint64)
+    near = (mids[:, None].astype(np.int64) + np.arange(-4, 5)[None, :]).ravel().view(np.uint64)
+    bits = np.concatenate([grid, near, rng.integers(0, 2 ** 64, 200000, dtype=np.uint64)])
+    return np.concatenate([bits, bits | np.uint64(2 ** 63)]).view(np.float64)
+
+
+@pytest.mark.parametrize("src_char", ["d", "D"])
+def test_float64_to_float16_in_32_bit_lanes(src_char):
+    """NOTE [float64 to float16 in 32-bit lanes]: NumPy's float16 bits and
+    warnings for every exponent around the rounding bit, subnormal and
+    overflow edges, NaN payloads in either word, midpoints between float16
+    values and random bits, contiguous and strided (complex128: the real
+    part)."""
+    x = _doubles_around_float16()
+    if src_char == "D":
+        x = x.astype(np.complex128)
+        x.imag = x.real[::-1]
+    for src in (x, x[::3], x[x.size // 2:x.size // 2 + 7]):
+        want = np.zeros(src.size, np.float16)
+        got = np.zeros(src.size, np.float16)
+        want_w = run_recording(lambda: np.copyto(want, src, casting="unsafe"))
+        got_w = run_recording(lambda: titer.copy(got, src, casting="unsafe"))
+        np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16),
+                                      err_msg=src_char)
+        assert got_w == want_w, src_char
+
+
 @pytest.mark.parametrize("src_char", ["l", "L"])
 def test_int64_to_double_half_complex_round_as_numpy(src_char):
     """int64 / uint64 to float64, float16 and complex128 without AVX-512's

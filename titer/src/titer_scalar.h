@@ -95,9 +95,40 @@ TITER_FAST_INLINE titer_half NAME(T value) {                                 \
 }
 TITER_TO_HALF(titer_f2h, float, uint32_t, titer_f2bits, titer_bits2f, 13, 127,
               0x38800000u, 0x477ff000u, 0x7f800000u, 0x1p-125f, 0x1p113f)
-TITER_TO_HALF(titer_d2h, double, uint64_t, titer_d2bits, titer_bits2d, 42, 1023,
-              0x3f10000000000000ull, 0x40effe0000000000ull, 0x7ff0000000000000ull,
-              0x1p-1050, 0x1p1009)
+
+/* NOTE [float64 to float16 in 32-bit lanes]: TITER_TO_HALF's cases on the
+ * double's high word, with its low word folded into the word's lowest bit
+ * (set where any low bit is): every bit below float16's rounding bit is
+ * only "any set" to the rounding, so the word rounds as the double does,
+ * and the loops convert 8 (AVX2) or 16 (AVX-512) lanes of 32-bit
+ * arithmetic a vector where the double's own took 4 or 8 of 64-bit.  The
+ * subnormal case multiplies a float made of the word (rebiased, its 20
+ * significand bits and the folded bit below them: rounding to odd, so the
+ * float's one rounding in the multiply is the double's); magnitudes below
+ * 2^-30, whose float16 is a zero with underflow, become 2^-30 first, where
+ * the float's exponent still holds them.  The overflow case raises its
+ * flag by a float product.  The same bits and flags as the double's form
+ * (tests/test_copy.py checks them against NumPy's). */
+TITER_FAST_INLINE titer_half titer_d2h(double value) {
+    uint64_t x = titer_d2bits(value);
+    uint32_t sign = (uint32_t)(x >> 48) & 0x8000u;
+    uint32_t ax = ((uint32_t)(x >> 32) & 0x7fffffffu) | (uint32_t)((uint32_t)x != 0);
+    uint32_t is_special = 0u - (uint32_t)(ax >= 0x7ff00000u);
+    uint32_t is_overflow = (0u - (uint32_t)(ax >= 0x40effe00u)) & ~is_special;
+    uint32_t is_small = 0u - (uint32_t)(ax < 0x3f100000u);
+    uint32_t is_normal = ~(is_special | is_overflow | is_small);
+    uint32_t normal = (ax - ((1023u - 15u) << 20) + ((1u << 9) - 1) + ((ax >> 10) & 1)) >> 10;
+    uint32_t at_least_2_30 = ax < 0x3e100000u ? 0x3e100000u : ax;
+    uint32_t as_float = ((at_least_2_30 - ((1023u - 127u) << 20)) << 3)
+                        & (0u - (uint32_t)(ax != 0));      /* a zero stays 0 */
+    uint32_t small = titer_f2bits(titer_bits2f(as_float & is_small) * 0x1p-125f);
+    uint32_t overflow = titer_f2bits(titer_bits2f(0x7f000000u & is_overflow) * 0x1p127f) >> 16;
+    uint32_t payload = (ax >> 10) & 0x3ffu;
+    uint32_t special = 0x7c00u | payload | (uint32_t)(ax > 0x7ff00000u && payload == 0);
+    uint32_t bits = (normal & is_normal) | (small & is_small) | (overflow & 0x7c00u)
+                    | (special & is_special);
+    return (titer_half)(sign | bits);
+}
 
 /* NOTE [integers to float16]: an integer's float16 is its float's: every
  * magnitude below 2^16 is a float exactly, and from 65520 on the float16 is
