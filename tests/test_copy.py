@@ -165,6 +165,18 @@ def test_every_float16_to_every_integer(dst_char):
         assert got_w == want_w, dst_char
 
 
+def _casts_to_float16_as_numpy(x, label):
+    """x cast to float16 by titer.copy: NumPy's bits and warnings, whole,
+    strided and a short piece."""
+    for src in (x, x[::3], x[x.size // 2:x.size // 2 + 7]):
+        want = np.zeros(src.size, np.float16)
+        got = np.zeros(src.size, np.float16)
+        want_w = run_recording(lambda: np.copyto(want, src, casting="unsafe"))
+        got_w = run_recording(lambda: titer.copy(got, src, casting="unsafe"))
+        np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16), err_msg=label)
+        assert got_w == want_w, label
+
+
 @pytest.mark.parametrize("src_char", list("bBhHiIlL"))
 def test_every_integer_to_float16_through_float(src_char):
     """NOTE [integers to float16]: each integer type to float16 through
@@ -185,14 +197,7 @@ def test_every_integer_to_float16_through_float(src_char):
             rng.integers(info.min, info.max, 4000, dtype=src_char, endpoint=True),
             rng.integers(max(info.min, -70000), 70000, 4000, dtype=src_char),
             np.array([v for v in near if info.min <= v <= info.max], src_char)])
-    for src in (x, x[::3], x[x.size // 2:x.size // 2 + 7]):
-        want = np.zeros(src.size, np.float16)
-        got = np.zeros(src.size, np.float16)
-        want_w = run_recording(lambda: np.copyto(want, src, casting="unsafe"))
-        got_w = run_recording(lambda: titer.copy(got, src, casting="unsafe"))
-        np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16),
-                                      err_msg=src_char)
-        assert got_w == want_w, src_char
+    _casts_to_float16_as_numpy(x, src_char)
 
 
 def _doubles_around_float16():
@@ -224,14 +229,7 @@ def test_float64_to_float16_in_32_bit_lanes(src_char):
     if src_char == "D":
         x = x.astype(np.complex128)
         x.imag = x.real[::-1]
-    for src in (x, x[::3], x[x.size // 2:x.size // 2 + 7]):
-        want = np.zeros(src.size, np.float16)
-        got = np.zeros(src.size, np.float16)
-        want_w = run_recording(lambda: np.copyto(want, src, casting="unsafe"))
-        got_w = run_recording(lambda: titer.copy(got, src, casting="unsafe"))
-        np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16),
-                                      err_msg=src_char)
-        assert got_w == want_w, src_char
+    _casts_to_float16_as_numpy(x, src_char)
 
 
 @pytest.mark.parametrize("src_char", ["l", "L"])
