@@ -20,6 +20,7 @@ import numpy as np
 
 import titer
 from titer import _evaluate
+from titer._demo_gpu import gpu
 
 CASES = [
     ("2*a + 3*b", "f"), ("2*a + 3*b", "d"),
@@ -68,7 +69,10 @@ def main(argv=None):
     parser.add_argument("--small", action="store_true")
     parser.add_argument("--repeat", type=int, default=20)
     args = parser.parse_args(argv)
-    import cupy as cp
+    cp = gpu()
+    if cp is None:
+        print("gpu_evaluate.py: no CUDA GPU / CuPy here; nothing to time")
+        return 0
     n = 1 << (12 if args.small else 24)
     repeat = 2 if args.small else args.repeat
     rng = np.random.default_rng(0)

@@ -5,7 +5,8 @@
 #   bash benchmarks/gpu_session.sh build    # titer built in place (C loops + fatbins)
 #   bash benchmarks/gpu_session.sh test     # GPU tests + the main job on the GPU
 #   bash benchmarks/gpu_session.sh bench    # titer vs CuPy vs PyTorch CUDA + report
-#   bash benchmarks/gpu_session.sh all      # the three, one after the other
+#   bash benchmarks/gpu_session.sh evaluate # titer.evaluate fused vs composed vs CuPy
+#   bash benchmarks/gpu_session.sh all      # build, test, bench, one after the other
 #   bash benchmarks/gpu_session.sh kernels  # only the CUDA kernels (C extension carried in)
 #   bash benchmarks/gpu_session.sh profile  # host-time profile + ncu kernel durations
 #
@@ -15,7 +16,10 @@
 # JUnit XML, benchmark JSON and the Markdown report go to $OUT (default
 # ./gpu-out).  The build's default TITER_CUDA_ARCHS ("auto") finds the
 # GPU with nvidia-smi: SASS for it (sm_90 on the H100/H200 the device tool
-# lends), so no module waits for the driver's JIT, plus PTX.
+# lends), so no module waits for the driver's JIT, plus PTX.  On the
+# device tool's H100 (16 cores, 2026-11-27): `build` with
+# TITER_CUDA_ARCHS=90 took 237 s (nvcc 51 s of it); `test` with 15 workers
+# more than 230 s, of which the NVRTC compile of every module is 92 s.
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-gpu-out}
@@ -41,7 +45,7 @@ gpu_tests() {
     "$PY" -c "import xdist" 2>/dev/null && workers=(-n "${TITER_GPU_WORKERS:-8}")
     "$PY" -m pytest -q -p no:cacheprovider -rs "${workers[@]}" --junitxml="$OUT/gpu-tests.xml" \
         tests/test_cuda_gpu.py tests/test_cuda_gpu_reduce.py tests/test_cuda_gpu_evaluate.py \
-        tests/test_cuda_nvrtc.py || rc=1
+        tests/test_cuda_fuse.py tests/test_cuda_nvrtc.py || rc=1
     "$PY" -m titer gpu || rc=1
     return $rc
 }
@@ -58,6 +62,10 @@ profile() {      # where host time goes; every kernel's own duration (ncu)
     ncu --profile-from-start off --csv --metrics gpu__time_duration.sum \
         "$PY" benchmarks/gpu_kernel_cases.py > "$OUT/ncu.csv" || rc=1
     return $rc
+}
+
+evaluate() {     # issue 26's cases on CuPy arrays (the fused reduction's sum rows)
+    "$PY" benchmarks/gpu_evaluate.py
 }
 
 bench() {
@@ -81,7 +89,8 @@ case "${1:-all}" in
     bench) run bench bench.log ;;
     kernels) run kernels kernels.log ;;
     profile) run profile profile.log ;;
+    evaluate) run evaluate evaluate.log ;;
     all) run build build.log && [ "$status" -eq 0 ] && { run gpu_tests test.log; run bench bench.log; } ;;
-    *) echo "usage: $0 build|test|bench|all|kernels|profile" >&2; exit 2 ;;
+    *) echo "usage: $0 build|test|bench|evaluate|all|kernels|profile" >&2; exit 2 ;;
 esac
 exit "$status"

@@ -33,6 +33,20 @@ def test_gpu_table_without_a_gpu_says_so(monkeypatch):
     assert _demo_gpu.main(small=True, repeat=1) == 0
 
 
+def test_gpu_evaluate_benchmark_without_a_gpu_says_so(monkeypatch, capsys):
+    """benchmarks/gpu_evaluate.py (a stage of gpu_session.sh) exits 0 with
+    a line, as `python -m titer gpu` does, where there is no GPU."""
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "gpu_evaluate.py")
+    spec = importlib.util.spec_from_file_location("gpu_evaluate", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(module, "gpu", lambda: None)
+    assert module.main(["--small"]) == 0
+    assert "no CUDA GPU / CuPy here" in capsys.readouterr().out
+
+
 def fake_cupy():
     """The few cupy calls the GPU table makes, on host arrays."""
     cp = types.SimpleNamespace(__version__="stand-in")
