@@ -364,18 +364,19 @@ def emit_loop(op, sig):
             core_loop_name(op, twin), len(ins), len(outs), plain)
         if len(ins) == 1 and len(outs) == 1:    # NOTE [float16 tables] (titer_loops.h)
             table = "titer_table_%s_%s" % (op.name, sig.replace("->", "_"))
-            body = "if (titer_half_through_table(&%s, %s, data, strides, n)) return;\n    %s" % (
-                table, core_loop_name(op, twin), body)
+            lookup = "if (titer_half_through_table(&%s, %s, data, strides, n)) return;" % (
+                table, core_loop_name(op, twin))
             decls = "static titer_half_table %s;\n\n" % table
             stem = half_register_form(op, twin)
-            if stem:                            # NOTE [float16 in registers]
+            if stem:        # NOTE [float16 in registers]: no table where it runs
                 in_registers = half_register_loop_name(op, sig)
-                decls += ("#ifdef TITER_HAVE_VFAST_F16\nTITER_FAST_FMA static int %s(char **data, "
-                          "const int64_t *strides, int64_t n) {\n    TITER_HALF_VEC_F16(%s16_ok, "
-                          "%s16, %s)\n}\n#endif\n\n" % (in_registers, stem, stem,
-                                                          core_loop_name(op, twin)))
-                body = ("\n#ifdef TITER_HAVE_VFAST_F16\n    if (%s(data, strides, n)) return;\n"
-                        "#endif\n    %s" % (in_registers, body))
+                decls = ("#ifdef TITER_HAVE_VFAST_F16\nTITER_FAST_FMA static int %s(char **data, "
+                         "const int64_t *strides, int64_t n) {\n    TITER_HALF_VEC_F16(%s16_ok, "
+                         "%s16, %s)\n}\n#else\n%s#endif\n\n" % (
+                             in_registers, stem, stem, core_loop_name(op, twin), decls))
+                lookup = ("\n#ifdef TITER_HAVE_VFAST_F16\n    if (%s(data, strides, n)) return;\n"
+                          "#else\n    %s\n#endif\n" % (in_registers, lookup))
+            body = "%s\n    %s" % (lookup, body)
     elif fast or veclib:    # float32 / float64 loops with a vectorized path
         # each instruction-set unit builds its own, for its own target
         body = split_loop_body(op, sig, ins, outs) if fast else plain
