@@ -107,6 +107,56 @@ def test_casting_rules_scalars_and_errors():
     np.testing.assert_array_equal(dst, [1, 2, 3, 4])
 
 
+def _copy_outcome(dst, src, casting, copier):
+    """(exception class or None, warning classes, dst after) of one copy."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            copier(dst, src, casting=casting)
+            error = None
+        except Exception as exc:                # noqa: BLE001 (compared with NumPy's)
+            error = type(exc)
+    return error, [w.category for w in caught], dst
+
+
+def test_repeated_copies_check_every_call_as_numpy():
+    """A repeated copy skips the checks it has passed before (NOTE [copy
+    verdicts]): every call that varies one thing after an allowed one (the
+    rule, a dtype, the shape, dst's flags, byte order, src's type) gets
+    NumPy's error, warnings and dst, each twice in a row."""
+    def calls():
+        f8, f4, i1, c16 = (np.arange(6.0).reshape(2, 3).astype(t) + 1.5
+                           for t in ("f8", "f4", "i1", "c16"))
+        yield np.zeros((2, 3), "f4"), f8, "same_kind"            # allowed: remembered
+        yield np.zeros((2, 3), "f4"), f8, "safe"                 # the same pair refused
+        yield np.zeros((2, 3), "f4"), f8, "no"
+        yield np.zeros((2, 3), "i1"), f8, "same_kind"            # another dst dtype
+        yield np.zeros((2, 3), "f4"), i1, "same_kind"            # another src dtype
+        yield np.zeros((2, 3), "f4"), f8, "sideways"             # not a rule
+        yield np.zeros((2, 3), "f4"), f8, b"same_kind"           # not a str
+        yield np.zeros((2, 3), "f4"), f8[0], "same_kind"         # broadcast
+        yield np.zeros((2, 3), "f4"), f8[:, :2], "same_kind"     # does not broadcast
+        yield np.zeros((2, 3), "f4"), f8.T.copy().T, "same_kind"  # strides
+        yield np.zeros((2, 3), "f4"), f8.astype(">f8"), "same_kind"
+        yield np.zeros((2, 3), "f4").astype(">f4"), f8, "no"
+        readonly = np.zeros((2, 3), "f4")
+        readonly.setflags(write=False)
+        yield readonly, f8, "same_kind"
+        yield np.zeros((2, 3), "f4"), f8.tolist(), "same_kind"
+        yield np.zeros((2, 3), "f8"), c16, "unsafe"              # the warning, every time
+        yield np.zeros((2, 3), "f8"), c16, "same_kind"
+        yield np.zeros((2, 3), "c8"), c16, "same_kind"
+        yield np.zeros((2, 3), "f4"), f8, "same_kind"
+    for (dst, src, casting), (want_dst, want_src, _) in zip(calls(), calls()):
+        for _ in range(2):
+            got = _copy_outcome(dst.copy(), src, casting, titer.copy)
+            want = _copy_outcome(want_dst.copy(), want_src, casting, np.copyto)
+            context = (dst.dtype, np.asarray(src).dtype, np.shape(src), casting)
+            assert got[:2] == want[:2], context
+            np.testing.assert_array_equal(got[2], want[2], err_msg=str(context))
+            assert got[2].dtype == want[2].dtype
+
+
 @pytest.mark.parametrize("dst_shape", [(), (0,), (1,), (3,), (2, 3), (2, 1), (0, 3), (1, 0, 2)])
 def test_broadcast_of_src_into_dst_is_numpys(dst_shape):
     """Every source shape of up to 3 dims of sizes 0-3 copies into dst as in

@@ -288,6 +288,26 @@ def test_numpy_exception_classes():
         titer.elementwise("add", None, np.ones(3), 1, casting=None)
 
 
+@pytest.mark.parametrize("casting", [b"same_kind", b"unsafe", b"safe", b"no", b"sideways",
+                                     bytearray(b"safe"), 1])
+def test_casting_given_as_bytes_as_numpy(casting):
+    """NumPy's casting converter takes bytes as well as str (b'safe'): the
+    same error class or result from elementwise, copy and evaluate."""
+    x = np.arange(1.5, 4.5)
+    calls = [
+        (lambda o: titer.elementwise("add", o, x, 1, casting=casting),
+         lambda o: np.add(x, 1, out=o, casting=casting)),
+        (lambda o: titer.copy(o, x, casting=casting),
+         lambda o: np.copyto(o, x, casting=casting)),
+        (lambda o: titer.evaluate("x + 1", {"x": x}, out=o, casting=casting),
+         lambda o: np.add(x, 1, out=o, casting=casting)),
+    ]
+    for titer_call, numpy_call in calls:
+        got, want = np.zeros(3, np.float32), np.zeros(3, np.float32)
+        assert _outcome(lambda: titer_call(got)) == _outcome(lambda: numpy_call(want)), casting
+        np.testing.assert_array_equal(got, want)
+
+
 def _outcome(fn):
     try:
         fn()

@@ -3,6 +3,7 @@ thread count, and concurrent calls from several Python threads."""
 import os
 import subprocess
 import sys
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -286,6 +287,36 @@ def test_concurrent_calls_from_python_threads():
         results = list(pool.map(run, jobs))
     for (name, a, b), r in zip(jobs, results):
         assert_same(r, getattr(np, name)(a, b), name)
+
+
+def test_concurrent_copies_share_the_copy_plan_cache():
+    """Python threads copying arrays of one layout reuse one cached plan,
+    run in place below the size that releases the GIL and from a private
+    copy above it (_iterator.pxi run_copy_plan): every copy gets its own
+    source, casts and complex warnings included."""
+    rng = np.random.default_rng(6)
+    jobs = []
+    for i in range(400):
+        n = (7, 16383, 16384, 40000)[i % 4]
+        src = rng.standard_normal(n).astype(("f8", "f4", "c16")[i % 3]) + i
+        jobs.append((src, np.dtype(("f4", "f8")[i % 2])))
+
+    def run(job):
+        src, dtype = job
+        dst = np.empty(src.shape, dtype)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+            titer.copy(dst, src, casting="unsafe")
+        return dst
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(run, jobs))
+    for (src, dtype), got in zip(jobs, results):
+        want = np.empty(src.shape, dtype)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+            np.copyto(want, src, casting="unsafe")
+        assert_same(got, want, str((src.dtype, dtype, src.size)))
 
 
 def test_plan_cache_with_changing_arrays():

@@ -394,8 +394,10 @@ cdef int _build_and_run(OpEntry op, list arrays, Resolved res, titer_loop1d loop
             plan.loop = titer_fill_true if constant_result else titer_fill_false
         elif cacheable and st.arrays is arrays and not st.copied_inputs:
             cache_store(op.cache, key, arrays, &plan)
-    if run != &plan and run.numel >= 4096:
-        plan = run[0]                   # the GIL goes: run a private copy
+    if run != &plan and (releases_gil(run.numel) or res.discards_imaginary):
+        # a private copy where other threads may run before it does: the
+        # GIL goes, or a warnings hook (Python code) runs first
+        plan = run[0]
         run = &plan
     if res.discards_imaginary:
         warnings.warn("Casting complex values to real discards the imaginary part",

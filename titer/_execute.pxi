@@ -333,12 +333,19 @@ cdef int for_each(const Plan *p, int64_t grain, int nthreads) noexcept nogil:
     return run_pieces(serial_for_each, p, p.numel, &team)
 
 
+cdef inline bint releases_gil(int64_t numel) noexcept:
+    """run_plan lets other Python threads run during a loop this long (the
+    release costs ~0.1-0.2 us): a cached plan it runs must be a private copy
+    then, as another thread's call may reuse the cache meanwhile."""
+    return numel >= 16384
+
+
 cdef int run_plan(const Plan *p) except -1:
     """for_each with the caller's thread settings; the GIL is released when
     the work is worth it.  FP flags go to NumPy's errstate rules."""
     cdef int flags
     cdef int64_t grain = _grain_size
-    if p.numel >= 16384:                # releasing the GIL costs ~0.1-0.2 us
+    if releases_gil(p.numel):
         with nogil:
             flags = for_each(p, grain, requested_threads() if p.numel >= grain else 1)
     else:

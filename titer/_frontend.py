@@ -128,12 +128,15 @@ def normalize_order(order):
 
 
 def normalize_casting(casting):
-    if not isinstance(casting, str):
+    """casting= as NumPy's converter reads it: a str naming a rule, or
+    bytes (b'safe'), returned as the str."""
+    name = casting.decode("latin-1") if isinstance(casting, bytes) else casting
+    if not isinstance(name, str):
         raise TypeError("casting must be str, not %s" % type(casting).__name__)
-    if casting not in CASTINGS:
+    if name not in CASTINGS:
         raise ValueError("casting must be one of 'no', 'equiv', 'safe', 'same_kind', or "
                          "'unsafe' (got %r)" % casting)
-    return casting
+    return name
 
 
 def normalize_out(out, nout, is_array):

@@ -394,10 +394,13 @@ cdef int copy_into(object dst, object src) except -1:
         _copy_cache = <PlanCache *>calloc(1, sizeof(PlanCache))
         if _copy_cache == NULL:
             raise MemoryError()
-    if dst.dtype.isnative and src.dtype.isnative:
-        key = dtype_code(dst.dtype) * NUM_TYPES + dtype_code(src.dtype)
+    if cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>dst) and cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>src):
+        key = (dtype_code((<cnp.ndarray>dst).descr) * NUM_TYPES
+               + dtype_code((<cnp.ndarray>src).descr))
     if key >= 0 and cache_lookup(_copy_cache, key, arrays, 1):
-        plan = _copy_cache.plan          # a private copy: the GIL may go
+        if not releases_gil(_copy_cache.plan.numel):
+            return run_copy_plan(&_copy_cache.plan)     # in place: nobody else runs
+        plan = _copy_cache.plan          # a private copy: the GIL goes
     else:
         flags = numpy_ufunc_flags()
         flags.check_mem_overlap = False         # callers copy between separate buffers
@@ -408,8 +411,29 @@ cdef int copy_into(object dst, object src) except -1:
         plan.loop = COPY_TABLE[plan.op[0].loop_dtype]
         if key >= 0 and not st.copied_inputs:
             cache_store(_copy_cache, key, arrays, &plan)
-    cast_straight_into_destination(&plan)
-    return run_plan(&plan)
+    return run_copy_plan(&plan)
+
+
+cdef int run_copy_plan(Plan *p) except -1:
+    """Runs a copy's plan, its source's cast as the loop where that applies
+    (cast_straight_into_destination), and leaves *p as it was: the copy
+    cache's plan can run in place, where a private copy of it (~6 KiB)
+    cost 0.16 us of a 0.34 us call."""
+    cdef Operand *src = &p.op[1]
+    cdef titer_loop1d loop = p.loop
+    cdef bint buffered = p.buffered
+    cdef titer_cast_fn cast = src.cast
+    cdef int loop_dtype = src.loop_dtype
+    cdef int loop_itemsize = src.loop_itemsize
+    cast_straight_into_destination(p)
+    try:
+        return run_plan(p)
+    finally:
+        p.loop = loop
+        p.buffered = buffered
+        src.cast = cast
+        src.loop_dtype = loop_dtype
+        src.loop_itemsize = loop_itemsize
 
 
 cdef void cast_straight_into_destination(Plan *p) noexcept:
