@@ -143,6 +143,15 @@ def test_repeated_copies_check_every_call_as_numpy():
         readonly.setflags(write=False)
         yield readonly, f8, "same_kind"
         yield np.zeros((2, 3), "f4"), f8.tolist(), "same_kind"
+        yield np.zeros((2, 3), "f4"), 1.5, "same_kind"             # Python scalars
+        yield np.zeros((2, 3), "i1"), 1.5, "same_kind"
+        yield np.zeros((2, 3), "f8"), 1j, "unsafe"
+        yield np.zeros((2, 3), "f8"), 1j, "same_kind"
+        yield np.zeros((2, 3), "?"), True, "same_kind"
+        yield np.zeros((2, 3), "i1"), 3, "same_kind"
+        yield np.zeros((2, 3), "i1"), 300, "same_kind"
+        yield np.zeros((2, 3), "f4"), np.float64(1.5), "same_kind"
+        yield readonly, 1.5, "same_kind"
         yield np.zeros((2, 3), "f8"), c16, "unsafe"              # the warning, every time
         yield np.zeros((2, 3), "f8"), c16, "same_kind"
         yield np.zeros((2, 3), "c8"), c16, "same_kind"
@@ -151,7 +160,7 @@ def test_repeated_copies_check_every_call_as_numpy():
         for _ in range(2):
             got = _copy_outcome(dst.copy(), src, casting, titer.copy)
             want = _copy_outcome(want_dst.copy(), want_src, casting, np.copyto)
-            context = (dst.dtype, np.asarray(src).dtype, np.shape(src), casting)
+            context = (dst.dtype, type(src), np.asarray(src).dtype, np.shape(src), casting)
             assert got[:2] == want[:2], context
             np.testing.assert_array_equal(got[2], want[2], err_msg=str(context))
             assert got[2].dtype == want[2].dtype
@@ -397,6 +406,28 @@ def test_empty_like():
     assert titer.is_contiguous(e, "channels_last")
     assert e.shape == sliced.shape and e.dtype == sliced.dtype
     assert titer.empty_like(np.float64(1.0)).shape == ()
+
+
+def test_empty_like_preserves_dense_strides_in_their_order():
+    """'preserve' on a non-overlapping dense array: the strides of an array
+    packed in the order of x's strides (ties by dim), whether that order is
+    C's (np.empty's own strides) or not; size-1 and size-0 dims included."""
+    def packed_in_stride_order(x, dtype):
+        order = sorted(range(x.ndim), key=lambda d: (-x.strides[d], d))
+        base = np.empty([x.shape[d] for d in order], dtype)
+        strides = [0] * x.ndim
+        for k, d in enumerate(order):
+            strides[d] = base.strides[k]
+        return tuple(strides)
+    grid = np.zeros((3, 4, 5))
+    for x in [grid, grid[:, None], grid[:, :, None], grid.transpose(2, 0, 1), np.zeros((4, 1)),
+              np.zeros((0, 3)), grid[:, :0], np.zeros((1, 1, 1)),
+              np.zeros((2, 3), np.int8).T, grid[:1]]:
+        for dtype in (None, np.int16):
+            got = titer.empty_like(x, dtype=dtype)
+            want_dtype = x.dtype if dtype is None else np.dtype(dtype)
+            assert got.shape == x.shape and got.dtype == want_dtype
+            assert got.strides == packed_in_stride_order(x, want_dtype), (x.shape, x.strides)
 
 
 def test_torch_contiguous_strides_match():

@@ -27,7 +27,20 @@ def _format_order(int ndim, memory_format):
     return tuple(range(ndim))
 
 
+cdef bint _in_c_order(cnp.ndarray x) noexcept:
+    """x's strides are non-negative and non-increasing: the dims' order by
+    stride (empty_like's sort) is already C's."""
+    cdef int d
+    cdef const cnp.npy_intp *strides = cnp.PyArray_STRIDES(x)
+    for d in range(cnp.PyArray_NDIM(x)):
+        if strides[d] < 0 or (d > 0 and strides[d] > strides[d - 1]):
+            return False
+    return True
+
+
 def _empty_in_order(shape, dtype, order):
+    if order == tuple(range(len(order))):
+        return np.empty(shape, dtype)           # C order: no transposed view
     base = np.empty([shape[d] for d in order], dtype)
     inverse = [0] * len(order)
     for k, d in enumerate(order):
@@ -44,6 +57,9 @@ def empty_like(x, memory_format="preserve", dtype=None):
     xa = x if cnp.PyArray_Check(x) else np.asarray(x)
     _check_format(memory_format)
     dt = xa.dtype if dtype is None else np.dtype(dtype)
+    if memory_format == "contiguous" or (
+            memory_format == "preserve" and _in_c_order(xa) and is_non_overlapping_and_dense(xa)):
+        return np.empty(xa.shape, dt)           # (the sort below would keep C order)
     if memory_format == "preserve":
         if is_non_overlapping_and_dense(xa) and builtins.all(s >= 0 for s in xa.strides):
             if xa.ndim == 0:
@@ -68,8 +84,9 @@ def ascontiguous(x, memory_format="contiguous"):
     elif memory_format == "contiguous" or xa.ndim in (4, 5):
         if is_contiguous(xa, memory_format):
             return xa
-    dst = empty_like(xa, memory_format)
-    if xa.size:
+    dst = np.empty(xa.shape, xa.dtype) if memory_format == "contiguous" else empty_like(
+        xa, memory_format)
+    if cnp.PyArray_SIZE(<cnp.ndarray>xa):
         copy_into(dst, xa)
     return dst
 
@@ -83,8 +100,8 @@ cdef bint _same_data(a, b):
 
 # NOTE [copy verdicts]: np.copyto's checks of an array source (the front
 # end's check_copy, copy_discards_imaginary) depend, where src is a plain
-# native-order array of dst's shape and dst can be written, only on the
-# casting rule and the two dtypes.  Their verdict for such a call is kept
+# native-order array that broadcasts into dst's shape without dropping dims
+# and dst can be written, only on the casting rule and the two dtypes.  Their verdict for such a call is kept
 # here by (rule, dst code, src code): a repeated copy skips ~0.6 us of
 # Python-level checks (16 float64: 1.12 us a call against np.copyto's 0.26),
 # as elementwise's _RESOLVED skips resolution.  A call the memo does not
@@ -92,29 +109,48 @@ cdef bint _same_data(a, b):
 cdef enum:
     COPY_UNCHECKED = 0, COPY_ALLOWED, COPY_ALLOWED_DISCARDING_IMAGINARY
 
-cdef unsigned char _copy_verdicts[5][NUM_TYPES][NUM_TYPES]
+# (a Python bool, float or complex source has a code of its own after the
+# dtypes': its checks too depend on its type alone, NEP 50; an int's range
+# is checked every call, so ints are not kept)
+cdef enum:
+    COPY_SOURCE_CODES = NUM_TYPES + 3
+
+cdef unsigned char _copy_verdicts[5][NUM_TYPES][COPY_SOURCE_CODES]
 _CASTING_INDEX = {name: i for i, name in enumerate(_frontend.CASTINGS)}
+_SCALAR_SOURCE_CODE = {bool: NUM_TYPES, float: NUM_TYPES + 1, complex: NUM_TYPES + 2}
 
 
 cdef int _memo_slot(cnp.ndarray d, object src, object casting) except -2:
-    """The verdict's slot for copy(d, src, casting) (rule * NUM_TYPES^2 +
-    dst code * NUM_TYPES + src code), or -1 where the memo does not apply."""
-    cdef int k
-    if not cnp.PyArray_CheckExact(src) or type(casting) is not str:
+    """The verdict's slot for copy(d, src, casting) ((rule * NUM_TYPES + dst
+    code) * COPY_SOURCE_CODES + src code), or -1 where the memo does not
+    apply."""
+    cdef int k, lead, src_code
+    cdef cnp.npy_intp n
+    cdef cnp.ndarray s
+    if (type(casting) is not str or not cnp.PyArray_ISWRITEABLE(d)
+            or not cnp.PyArray_ISNOTSWAPPED(d)):
         return -1
-    cdef cnp.ndarray s = <cnp.ndarray>src
-    cdef int nd = cnp.PyArray_NDIM(d)
-    if (nd != cnp.PyArray_NDIM(s) or not cnp.PyArray_ISWRITEABLE(d)
-            or not cnp.PyArray_ISNOTSWAPPED(d) or not cnp.PyArray_ISNOTSWAPPED(s)):
-        return -1
-    for k in range(nd):
-        if cnp.PyArray_DIMS(d)[k] != cnp.PyArray_DIMS(s)[k]:
+    if cnp.PyArray_CheckExact(src):
+        s = <cnp.ndarray>src
+        lead = cnp.PyArray_NDIM(d) - cnp.PyArray_NDIM(s)
+        if lead < 0 or not cnp.PyArray_ISNOTSWAPPED(s):
             return -1
+        for k in range(cnp.PyArray_NDIM(s)):     # each dim 1 or dst's (right-aligned)
+            n = cnp.PyArray_DIMS(s)[k]
+            if n != 1 and n != cnp.PyArray_DIMS(d)[lead + k]:
+                return -1
+        src_code = -1
+    else:
+        code = _SCALAR_SOURCE_CODE.get(type(src))
+        if code is None:
+            return -1
+        src_code = code
     rule = _CASTING_INDEX.get(casting)
     if rule is None:
         return -1
-    return ((<int>rule * NUM_TYPES + dtype_code(d.descr)) * NUM_TYPES
-            + dtype_code(s.descr))
+    if src_code < 0:
+        src_code = dtype_code(s.descr)
+    return (<int>rule * NUM_TYPES + dtype_code(d.descr)) * COPY_SOURCE_CODES + src_code
 
 
 def copy(dst, src, casting="same_kind"):
@@ -133,7 +169,7 @@ def copy(dst, src, casting="same_kind"):
     if slot >= 0:
         verdict = verdicts[slot]
     if verdict != COPY_UNCHECKED:
-        s = src
+        s = src if cnp.PyArray_CheckExact(src) else np.asarray(src)    # (copy_scalar's)
     else:
         s = _checked_source(d, src, casting)
         if slot >= 0:

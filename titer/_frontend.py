@@ -601,11 +601,24 @@ def mean(ex, x, axis, dtype, out, keepdims, where):
 
 # --- copies (numpy.copyto, both executors) ---------------------------------------
 
+# (Python scalar type, dst dtype, casting) -> copy_scalar's cast verdict:
+# NEP 50 makes result_type(dst, value) the same for every value of a type
+# (an int's range is check_python_int's)
+_SCALAR_COPY_ALLOWED = {}
+
+
 def copy_scalar(value, dst_dtype, casting):
     """A Python scalar as NumPy's copyto reads it (NEP 50: weak): the cast
     rule, an int within dst's range, an int beyond int64 as Python
     converts it (float() for an inexact dst).  A 0-d array to copy from."""
-    if not np.can_cast(np.result_type(dst_dtype, value), dst_dtype, casting):
+    key = (type(value), dst_dtype, casting)
+    allowed = _SCALAR_COPY_ALLOWED.get(key)
+    if allowed is None:
+        if len(_SCALAR_COPY_ALLOWED) >= 1024:
+            _SCALAR_COPY_ALLOWED.clear()
+        allowed = _SCALAR_COPY_ALLOWED[key] = bool(
+            np.can_cast(np.result_type(dst_dtype, value), dst_dtype, casting))
+    if not allowed:
         raise TypeError("Cannot cast scalar from %r to %r according to the rule %r"
                         % (np.asarray(value).dtype, dst_dtype, casting))
     if type(value) is int:
@@ -641,7 +654,7 @@ def check_copy(dst_shape, dst_writeable, src_shape, src_dtype, dst_dtype, castin
     if src_dtype is not None and not _can_cast(src_dtype, dst_dtype, casting):
         raise TypeError("Cannot cast array data from %r to %r according to the rule %r"
                         % (src_dtype, dst_dtype, casting))
-    if src_shape == dst_shape:          # (the common case, without the calls below)
+    if src_shape == dst_shape or not src_shape:     # (the common cases, without the calls below)
         return 0
     extra = len(src_shape) - len(dst_shape)
     drop = extra if extra > 0 and all(n == 1 for n in src_shape[:extra]) else 0
