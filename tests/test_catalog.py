@@ -616,6 +616,40 @@ def test_where_mask_broadcasts_casts_and_allocates():
         titer.elementwise("log", np.zeros(3), z, where=np.array([True, True, False]))
 
 
+def test_repeated_where_calls_as_numpy():
+    """A repeated where= call reuses its resolution and plan (_resolve_general,
+    the op's plan cache): each call that changes one thing after the last
+    (the mask's values, out's data, a Python int beyond the kept loop's
+    range, a byte-swapped or misaligned operand, out's dtype) is NumPy's,
+    values and errors alike, twice in a row."""
+    rng = np.random.default_rng(9)
+    a = np.arange(12, dtype=np.int8).reshape(3, 4)
+    b = np.arange(12.0).reshape(3, 4)
+    unaligned = np.zeros(12 * 8 + 1, np.uint8)[1:].view(np.float64).reshape(3, 4)
+    unaligned[...] = b
+    calls = [("add", a, 3, np.int8), ("add", a, 3, np.int8), ("add", a, 300, np.int8),
+             ("add", a, -129, np.int8), ("add", a, 3, np.int8),
+             ("multiply", b, b, np.float64), ("multiply", b.astype(">f8"), b, np.float64),
+             ("multiply", unaligned, b, np.float64), ("multiply", b, b, np.float32),
+             ("multiply", b, b, np.int64), ("multiply", b, b, np.float64)]
+    for name, x, y, out_dtype in calls:
+        for _ in range(2):
+            mask = rng.random((3, 4)) < 0.5
+            got, want = np.full((3, 4), 7, out_dtype), np.full((3, 4), 7, out_dtype)
+            outcome = []
+            for call, out in ((titer.elementwise, got), (None, want)):
+                try:
+                    if call is None:
+                        getattr(np, name)(x, y, out=out, where=mask)
+                    else:
+                        call(name, out, x, y, where=mask)
+                    outcome.append(None)
+                except Exception as exc:        # noqa: BLE001 (the class is compared)
+                    outcome.append(type(exc))
+            assert outcome[0] == outcome[1], (name, x.dtype, y, out_dtype)
+            assert_same(got, want, "%s %s %r %s" % (name, x.dtype, y, out_dtype))
+
+
 # -- order= ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("order", ["K", "C", "F", "A"])

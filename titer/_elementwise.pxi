@@ -71,6 +71,7 @@ cdef class Resolved:
     cdef str signature
     cdef tuple loop_in              # the inputs' loop dtypes
     cdef tuple int_bounds           # per input, the Python ints it takes (_frontend.int_bounds)
+    cdef Resolved under_mask        # the same with a where= mask operand last (_masked_twin)
 
 
 cdef str _SAME_KIND = "same_kind"
@@ -441,7 +442,8 @@ def _elementwise_general(OpEntry op, out, tuple inputs, dtype, casting, where, o
     (only selected elements are computed, so only they raise FP flags) into
     `out`, or into a temporary in the loop dtype then copied into `out`
     under the mask by titer's `where` loop when `out` needs a cast."""
-    cdef Resolved res, mres
+    cdef Resolved res
+    cdef int64_t key
     cdef int i, nops = op.nout + op.nin
     order = _frontend.normalize_order(order)
     where = _frontend.where_mask(where)
@@ -453,7 +455,9 @@ def _elementwise_general(OpEntry op, out, tuple inputs, dtype, casting, where, o
     outs = normalize_out(out, op.nout)
     args = []
     for x in inputs:
-        if type(x) in (int, float, complex, bool) or cnp.PyArray_CheckExact(x):
+        if cnp.PyArray_CheckExact(x):
+            args.append(x)
+        elif type(x) in (int, float, complex, bool):
             args.append(_frontend.scalar_operand(x, op.nin))
         elif _is_device(x):
             return _cuda_elementwise(op.name, out, *inputs, dtype=dtype, casting=casting,
@@ -464,14 +468,16 @@ def _elementwise_general(OpEntry op, out, tuple inputs, dtype, casting, where, o
             args.append(np.asarray(x))
     mask = None if where is True else np.asarray(where, dtype=np.bool_)
     in_types = tuple([_resolution_type(x) for x in args])
-    res = resolve(op, in_types, outs, dtype, casting, args, mask is not None)
+    res = _resolve_general(op, in_types, outs, dtype, casting, args, mask is not None)
     if op.nin == 1:
         args = _frontend.object_int_operands(args, res.loop_in)
-    shapes = [x.shape for x in args if cnp.PyArray_Check(x)]
-    if mask is not None:
-        shapes.append(mask.shape)
-    given = [o for o in outs if o is not None]
-    shape = given[0].shape if given else np.broadcast_shapes(*shapes)
+    shape = None                        # of the outputs to allocate, if any
+    if _any_none(outs):
+        shapes = [x.shape for x in args if cnp.PyArray_Check(x)]
+        if mask is not None:
+            shapes.append(mask.shape)
+        given = [o for o in outs if o is not None]
+        shape = given[0].shape if given else np.broadcast_shapes(*shapes)
     if order != "K" or mask is not None:
         alloc_order = order
         if order == "A":
@@ -487,7 +493,7 @@ def _elementwise_general(OpEntry op, out, tuple inputs, dtype, casting, where, o
         result = elementwise(op.name, outs[0] if op.nout == 1 else tuple(outs), *args,
                              dtype=dtype, casting=casting)
         return _frontend.as_results(op.name, out, result)
-    if any(o is None for o in outs):   # order K with a mask: the first full-shape input's layout
+    if _any_none(outs):     # order K with a mask: the first full-shape input's layout
         like = next((x for x in args if cnp.PyArray_Check(x) and x.shape == shape), None)
         for i in range(op.nout):
             if outs[i] is None:
@@ -496,29 +502,91 @@ def _elementwise_general(OpEntry op, out, tuple inputs, dtype, casting, where, o
     targets = []
     for i in range(op.nout):
         o = outs[i]
-        if (o.dtype == res.out_dtypes[i] and o.dtype.isnative and o.flags.aligned
-                and o.flags.writeable and not res.loop_error_possible):
+        if (cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>o) and cnp.PyArray_ISALIGNED(<cnp.ndarray>o)
+                and cnp.PyArray_ISWRITEABLE(<cnp.ndarray>o) and not res.loop_error_possible
+                and o.dtype == res.out_dtypes[i]):
             targets.append(o)
         else:
             targets.append(np.empty(o.shape, dtype=res.out_dtypes[i]))
-    mres = Resolved()
-    mres.loop = res.loop
-    mres.out_dtypes = res.out_dtypes
-    mres.loop_dtypes = res.loop_dtypes + [np.dtype(np.bool_)]
-    mres.discards_imaginary = res.discards_imaginary
-    mres.signature = res.signature
-    for i in range(nops):
-        mres.codes[i] = res.codes[i]
-        mres.operand_codes[i] = res.operand_codes[i]
-    mres.codes[nops] = 0
-    mres.operand_codes[nops] = 0
-    _build_and_run(op, targets + args + [mask], mres,
-                   <titer_loop1d><uintptr_t>op.masked_loops[res.signature], False, 0)
+    operands = targets + args + [mask]
+    key = _plain_arrays_key(op, operands)
+    _build_and_run(op, operands, _masked_twin(res, nops),
+                   <titer_loop1d><uintptr_t>op.masked_loops[res.signature], key >= 0, key)
     for i in range(op.nout):
         if targets[i] is not outs[i]:
             elementwise("where", outs[i], mask, targets[i], outs[i],
                         dtype=outs[i].dtype, casting="unsafe")
     return _frontend.as_results(op.name, out, outs[0] if op.nout == 1 else tuple(outs))
+
+
+cdef object _MASKED = object()     # marks _resolve_general's keys in _RESOLVED
+
+
+cdef Resolved _resolve_general(OpEntry op, tuple in_types, list outs, dtype, casting,
+                               list args, bint masked):
+    """resolve() for _elementwise_general's calls, kept in _RESOLVED where no
+    dtype= is asked for (a repeated where= call skips ~4 us of resolution);
+    Python ints are checked against the ranges the kept loop takes, as
+    elementwise() does."""
+    cdef Resolved res
+    if dtype is not None or type(casting) is not str:
+        return resolve(op, in_types, outs, dtype, casting, args, masked)
+    key = (_MASKED, op.index, in_types, tuple([None if o is None else o.dtype for o in outs]),
+           casting, masked)
+    res = _RESOLVED.get(key)
+    if res is None:
+        res = _RESOLVED[key] = resolve(op, in_types, outs, dtype, casting, args, masked)
+    elif _has_python_int(in_types) and not _ints_within(res.int_bounds, tuple(args)):
+        _frontend.check_scalars(op.spec, tuple(args), res.loop_in, casting)     # raises
+    return res
+
+
+cdef bint _any_none(list items):
+    for x in items:
+        if x is None:
+            return True
+    return False
+
+
+cdef bint _has_python_int(tuple in_types):
+    for t in in_types:
+        if t is int:
+            return True
+    return False
+
+
+cdef Resolved _masked_twin(Resolved res, int nops):
+    """res with a where= mask (a bool operand) after its `nops` operands,
+    made once per res."""
+    cdef Resolved twin = res.under_mask
+    cdef int i
+    if twin is not None:
+        return twin
+    twin = Resolved()
+    twin.loop = res.loop
+    twin.out_dtypes = res.out_dtypes
+    twin.loop_dtypes = res.loop_dtypes + [np.dtype(np.bool_)]
+    twin.discards_imaginary = res.discards_imaginary
+    twin.signature = res.signature
+    for i in range(nops):
+        twin.codes[i] = res.codes[i]
+        twin.operand_codes[i] = res.operand_codes[i]
+    twin.codes[nops] = 0
+    twin.operand_codes[nops] = 0
+    res.under_mask = twin
+    return twin
+
+
+cdef int64_t _plain_arrays_key(OpEntry op, list operands) except -2:
+    """The plan cache's key of a call whose operands are all plain
+    native-order arrays (elementwise()'s packing: a leading 1, each dtype
+    code, the op), else -1: such a call's plan is kept in the op's cache."""
+    cdef int64_t key = 1
+    for x in operands:
+        if not cnp.PyArray_CheckExact(x) or not cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>x):
+            return -1
+        key = key * 32 + dtype_code((<cnp.ndarray>x).descr)
+    return key * 128 + op.index
 
 
 cdef int _comparison_constant(str name, object value, int position, object other):
