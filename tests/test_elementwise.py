@@ -226,6 +226,21 @@ def test_out_of_every_dtype(op):
             same_as_numpy(op.name, out, expected_out, context)
 
 
+def test_repeated_calls_keep_each_casting_rule_apart():
+    """The kept resolutions and plans are keyed by the casting rule too: one
+    operand layout called under each rule in turn, twice, is NumPy's every
+    time (a rule that refuses after one that allowed, and back)."""
+    a, b = np.arange(6.0), np.ones(6)
+    for casting in ("unsafe", "safe", "same_kind", "no", "equiv", "unsafe", "no"):
+        for _ in range(2):
+            out, want = np.zeros(6, np.float32), np.zeros(6, np.float32)
+            got, titer_exc = outcome(lambda: titer.elementwise("add", out, a, b,
+                                                               casting=casting))
+            _, np_exc = outcome(lambda: np.add(a, b, out=want, casting=casting))
+            assert type(titer_exc) is type(np_exc), casting
+            assert_same(out, want, casting)
+
+
 @pytest.mark.parametrize("dtype", ["int8", "float32", "float64", "complex64"])
 def test_dtype_keyword(dtype):
     a = value_grid(np.int16, (9,), seed=4)

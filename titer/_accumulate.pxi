@@ -63,14 +63,29 @@ def accumulate(name, x, axis=0, dtype=None, out=None):
     # side convert a tile at a time)
     xin, in_dtype, kit = _kit_and_input(entry, xa, T, True)
 
-    # the restride trick: both operands seen with the axis squashed to 1
-    squash = tuple(slice(0, 1) if d == ax else slice(None) for d in range(xa.ndim))
-    st = cast_state(res[squash], xin[squash], T, in_dtype, codes,
-                    tuple(1 if d == ax else xa.shape[d] for d in range(xa.ndim)))
-    flags = numpy_ufunc_flags()
-    flags.check_mem_overlap = False
-    flags.has_static_shape = True
-    build_plan(&plan, st, &flags, 1)
+    codes[0] = dtype_code(<cnp.dtype>T)
+    codes[1] = dtype_code(<cnp.dtype>in_dtype)
+    s.kd.ndim = 0
+    s.nout = 1
+    if xa.ndim > 1:
+        # the restride trick: both operands seen with the axis squashed to
+        # 1, the plan orders and coalesces the other dims (a 1-d scan has
+        # none: its plan, ~2 us of a tiny call, would find one row)
+        squash = tuple(slice(0, 1) if d == ax else slice(None) for d in range(xa.ndim))
+        st = cast_state(res[squash], xin[squash], T, in_dtype, codes,
+                        tuple(1 if d == ax else xa.shape[d] for d in range(xa.ndim)))
+        flags = numpy_ufunc_flags()
+        flags.check_mem_overlap = False
+        flags.has_static_shape = True
+        build_plan(&plan, st, &flags, 1)
+        for k in range(plan.ndim):
+            if plan.shape[k] == 1:
+                continue
+            s.kd.shape[s.kd.ndim] = plan.shape[k]
+            s.kd.stride[s.kd.ndim] = plan.op[1].stride[k]
+            s.kout[s.kd.ndim] = plan.op[0].stride[k]
+            s.kd.ndim += 1
+            s.nout *= plan.shape[k]
 
     sig = T.char * 2 + "->" + T.char
     s.kit = <const titer_reduce_kit *><uintptr_t>kit
@@ -83,16 +98,6 @@ def accumulate(name, x, axis=0, dtype=None, out=None):
     s.n = xa.shape[ax]
     s.os = res.strides[ax]
     s.is_ = xin.strides[ax]
-    s.kd.ndim = 0
-    s.nout = 1
-    for k in range(plan.ndim):
-        if plan.shape[k] == 1:
-            continue
-        s.kd.shape[s.kd.ndim] = plan.shape[k]
-        s.kd.stride[s.kd.ndim] = plan.op[1].stride[k]
-        s.kout[s.kd.ndim] = plan.op[0].stride[k]
-        s.kd.ndim += 1
-        s.nout *= plan.shape[k]
     with nogil:
         bits = titer_scan_run(&s, requested_threads(), _grain_size)
     _raise_loop_error()

@@ -116,7 +116,6 @@ cdef enum:
     COPY_SOURCE_CODES = NUM_TYPES + 3
 
 cdef unsigned char _copy_verdicts[5][NUM_TYPES][COPY_SOURCE_CODES]
-_CASTING_INDEX = {name: i for i, name in enumerate(_frontend.CASTINGS)}
 _SCALAR_SOURCE_CODE = {bool: NUM_TYPES, float: NUM_TYPES + 1, complex: NUM_TYPES + 2}
 
 

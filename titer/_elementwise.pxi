@@ -75,6 +75,19 @@ cdef class Resolved:
 
 
 cdef str _SAME_KIND = "same_kind"
+_CASTING_INDEX = {name: i for i, name in enumerate(_frontend.CASTINGS)}
+cdef int _SAME_KIND_INDEX = _CASTING_INDEX[_SAME_KIND]
+
+
+cdef int _rule_index(casting) except -2:
+    """casting='s index in the front end's CASTINGS (part of the cache
+    keys), -1 for anything else (bytes, a bad name: resolution's to judge)."""
+    if casting is _SAME_KIND:
+        return _SAME_KIND_INDEX
+    if type(casting) is not str:
+        return -1
+    found = _CASTING_INDEX.get(casting)
+    return -1 if found is None else <int>found
 cdef str _ORDER_K = "K"
 cdef dict _OPS_BY_NAME = {}
 cdef dict _RESOLVED = {}
@@ -222,7 +235,7 @@ cdef int python_scalar_into(char *buf, object value, int code, bint comparing_in
 
 cdef inline bint _is_device(x):
     """The front end's is_device_array, a NumPy array answered inline."""
-    if cnp.PyArray_Check(x):
+    if cnp.PyArray_Check(x) or isinstance(x, np.generic):
         return False
     return _frontend.is_device_array(x)
 
@@ -231,11 +244,15 @@ cdef inline bint _is_duck(x):
     """x is neither a plain ndarray nor a scalar nor a GPU array, and NumPy
     would not just convert it: an ndarray subclass (output wrapping) or an
     object with ``__array_ufunc__`` (NEP 13, Dask, xarray).  _duck.py takes
-    those calls; the exact-type test first keeps plain calls at one check."""
+    those calls; the exact-type test first keeps plain calls at one check.
+    A NumPy scalar's __array_ufunc__ is NumPy's own: it is read as the 0-d
+    array of it, as NumPy does."""
     if cnp.PyArray_CheckExact(x):
         return False
     if cnp.PyArray_Check(x):
         return True
+    if isinstance(x, np.generic):
+        return False
     return hasattr(type(x), "__array_ufunc__") and not _is_device(x)
 
 
@@ -277,6 +294,7 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
     cdef int i, code, nops
     cdef int64_t key
     cdef bint by_tuple, cacheable
+    cdef int rule
     cdef bint py_ints = False
     cdef list arrays
     op = _OPS_BY_NAME.get(name) if type(name) is str else None
@@ -299,7 +317,8 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
     arrays.extend(inputs)
     # The resolution cache key: dtype codes of every operand (or the kind of
     # Python scalar), packed in an int when nothing unusual is asked for.
-    by_tuple = dtype is not None or (casting is not _SAME_KIND and casting != _SAME_KIND)
+    rule = _rule_index(casting)
+    by_tuple = dtype is not None or rule < 0
     cacheable = not by_tuple
     key = 1                             # a leading 1: keys of different lengths differ
     for i in range(nops):
@@ -334,7 +353,8 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
             continue
         cacheable = False               # allocations and scalars: build every time
         key = key * 32 + code
-    key = key * 128 + op.index          # _init_ops: fewer than 128 ops
+    key = (key * 8 + max(rule, 0)) * 128 + op.index
+    # (the casting rule's index, then the op's: _init_ops has fewer than 128)
     cache_key = key if not by_tuple else (
         name, dtype, casting, tuple([_type_key(arrays[i]) for i in range(nops)]))
     res = _RESOLVED.get(cache_key)
@@ -509,7 +529,7 @@ def _elementwise_general(OpEntry op, out, tuple inputs, dtype, casting, where, o
         else:
             targets.append(np.empty(o.shape, dtype=res.out_dtypes[i]))
     operands = targets + args + [mask]
-    key = _plain_arrays_key(op, operands)
+    key = _plain_arrays_key(op, operands, _rule_index(casting)) if dtype is None else -1
     _build_and_run(op, operands, _masked_twin(res, nops),
                    <titer_loop1d><uintptr_t>op.masked_loops[res.signature], key >= 0, key)
     for i in range(op.nout):
@@ -577,16 +597,19 @@ cdef Resolved _masked_twin(Resolved res, int nops):
     return twin
 
 
-cdef int64_t _plain_arrays_key(OpEntry op, list operands) except -2:
-    """The plan cache's key of a call whose operands are all plain
-    native-order arrays (elementwise()'s packing: a leading 1, each dtype
-    code, the op), else -1: such a call's plan is kept in the op's cache."""
+cdef int64_t _plain_arrays_key(OpEntry op, list operands, int rule) except -2:
+    """The plan cache's key of a call without dtype= whose operands are all
+    plain native-order arrays (elementwise()'s packing: a leading 1, each
+    dtype code, the casting rule's index, the op), else -1: such a call's
+    plan is kept in the op's cache."""
     cdef int64_t key = 1
+    if rule < 0:
+        return -1
     for x in operands:
         if not cnp.PyArray_CheckExact(x) or not cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>x):
             return -1
         key = key * 32 + dtype_code((<cnp.ndarray>x).descr)
-    return key * 128 + op.index
+    return (key * 8 + rule) * 128 + op.index
 
 
 cdef int _comparison_constant(str name, object value, int position, object other):

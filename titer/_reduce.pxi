@@ -95,13 +95,26 @@ cdef OpEntry _reduce_entry(name):
 _normalize_axes = _frontend.normalize_axes
 
 
+cdef dict _LOOP_DTYPES = {}     # _loop_dtype's answers (its resolve_dtypes: ~1 us a call)
+
+
 def _loop_dtype(OpEntry entry, x_dtype, dtype, out):
     """The front end's loop dtype for np.<op>.reduce, with titer's kit for it."""
-    resolved = _frontend.reduction_loop_dtype(entry.ufunc, x_dtype, dtype,
-                                              out.dtype if out is not None else None)
+    out_dtype = out.dtype if out is not None else None
+    key = None
+    if dtype is None or isinstance(dtype, (str, type, np.dtype)):
+        key = (entry.index, x_dtype, dtype, out_dtype)
+        T = _LOOP_DTYPES.get(key)
+        if T is not None:
+            return T
+    resolved = _frontend.reduction_loop_dtype(entry.ufunc, x_dtype, dtype, out_dtype)
     T = DTYPES[dtype_code(<cnp.dtype>resolved)]
     if (entry.name, T.char) not in _KITS:
         raise TypeError("titer has no %s reduction loop for %s" % (entry.name, T))
+    if key is not None:
+        if len(_LOOP_DTYPES) >= 4096:
+            _LOOP_DTYPES.clear()
+        _LOOP_DTYPES[key] = T
     return T
 
 
