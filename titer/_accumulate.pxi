@@ -98,7 +98,10 @@ def accumulate(name, x, axis=0, dtype=None, out=None):
     s.n = xa.shape[ax]
     s.os = res.strides[ax]
     s.is_ = xin.strides[ax]
-    with nogil:
+    if releases_gil(s.n * s.nout):
+        with nogil:
+            bits = titer_scan_run(&s, requested_threads(), _grain_size)
+    else:
         bits = titer_scan_run(&s, requested_threads(), _grain_size)
     _raise_loop_error()
     bits = fpe_bits(bits)

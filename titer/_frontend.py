@@ -460,6 +460,8 @@ def _index(a):
 
 def scan_axis(axis, ndim):
     """accumulate's one axis: an int, a 1-tuple, or None for a 1-d array."""
+    if type(axis) is int and 0 <= axis < ndim:     # (the common case, checked)
+        return axis
     if ndim == 0 and not isinstance(axis, tuple):
         raise TypeError("cannot accumulate on a scalar")
     if axis is None:
