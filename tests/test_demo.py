@@ -47,6 +47,22 @@ def test_gpu_evaluate_benchmark_without_a_gpu_says_so(monkeypatch, capsys):
     assert "no CUDA GPU / CuPy here" in capsys.readouterr().out
 
 
+def test_tiny_calls_benchmark_agrees_with_numpy_and_runs():
+    """benchmarks/tiny_calls.py: every pair of calls it times gives the same
+    results (its check raises SystemExit otherwise), and a short run
+    prints a row per case."""
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "tiny_calls.py")
+    spec = importlib.util.spec_from_file_location("tiny_calls", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.check()
+    best = module.measure(rounds=1, number=3)
+    assert list(best) == [label for label, _, _ in module.CASES]
+    assert all(0 < t < float("inf") for pair in best.values() for t in pair)
+
+
 def fake_cupy():
     """The few cupy calls the GPU table makes, on host arrays."""
     cp = types.SimpleNamespace(__version__="stand-in")
