@@ -165,6 +165,18 @@ def test_golden_strides_exact(case):
     check_exact(case, got)
 
 
+def test_golden_strides_exact_when_the_plan_is_reused():
+    """A repeated allocating call takes the op's cached plan and allocates its
+    output in the layout the first call's build gave (_plan_cache.pxi,
+    cache_allocate_outputs): every golden case called twice in a row has
+    PyTorch's strides and NumPy's values the second time too."""
+    for case in CASES:
+        run_case(case)
+        got, want = run_case(case)
+        check_layout(case, got, want)
+        check_exact(case, got)
+
+
 # -------------------------------------------------------- live comparison --
 
 LIVE_SEEDS = range(int(os.environ.get("TITER_LIVE_STRIDE_SEEDS", "12")))

@@ -656,18 +656,23 @@ cdef int allocate_or_resize_outputs(Plan *p, BuildState st) except -1:
     return 0
 
 
-cdef int allocate_output(Plan *p, BuildState st, int i, int64_t *natural_strides) except -1:
-    """A new array with the broadcast shape and the given byte strides."""
+cdef object empty_with_strides(cnp.dtype descr, int nd, const int64_t *shape,
+                               const int64_t *byte_strides):
+    """A new array of `shape` with these byte strides (a packed layout)."""
     cdef cnp.npy_intp dims[MAX_DIMS]
     cdef cnp.npy_intp strides[MAX_DIMS]
     cdef int k
-    cdef cnp.dtype descr = <cnp.dtype>st.out_dtypes[i]
-    for k in range(p.bndim):
-        dims[k] = p.bshape[k]
-        strides[k] = natural_strides[k]
+    for k in range(nd):
+        dims[k] = shape[k]
+        strides[k] = byte_strides[k]
     cnp.Py_INCREF(descr)                      # NewFromDescr steals a reference
-    arr = PyArray_NewFromDescr(<PyTypeObject *>np.ndarray, descr, p.bndim,
-                               dims, strides, NULL, cnp.NPY_ARRAY_WRITEABLE, None)
+    return PyArray_NewFromDescr(<PyTypeObject *>np.ndarray, descr, nd,
+                                dims, strides, NULL, cnp.NPY_ARRAY_WRITEABLE, None)
+
+
+cdef int allocate_output(Plan *p, BuildState st, int i, int64_t *natural_strides) except -1:
+    """A new array with the broadcast shape and the given byte strides."""
+    arr = empty_with_strides(<cnp.dtype>st.out_dtypes[i], p.bndim, p.bshape, natural_strides)
     st.arrays[i] = arr
     p.op[i].data = <char *>cnp.PyArray_DATA(<cnp.ndarray>arr)
     p.op[i].is_defined = True

@@ -324,8 +324,9 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
     for i in range(nops):
         x = arrays[i]
         t = type(x)
-        if x is None:
-            code = KEY_NO_OUT
+        if x is None:                   # an output to allocate (cache_allocate_outputs)
+            key = key * 32 + KEY_NO_OUT
+            continue
         elif op.nin == 1 and (t is float or t is int or t is complex):
             # a unary op reads a Python scalar as NumPy's array of it
             return _elementwise_general(op, out, inputs, dtype, casting, where, order)
@@ -351,7 +352,7 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
             by_tuple = by_tuple or not cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>x)
             key = key * 32 + code
             continue
-        cacheable = False               # allocations and scalars: build every time
+        cacheable = False               # Python scalars: build every time
         key = key * 32 + code
     key = (key * 8 + max(rule, 0)) * 128 + op.index
     # (the casting rule's index, then the op's: _init_ops has fewer than 128)
@@ -394,6 +395,8 @@ cdef int _build_and_run(OpEntry op, list arrays, Resolved res, titer_loop1d loop
     cdef int nops = len(arrays)
     cdef int constant_result = -1
     global titer_loop_error
+    if cacheable and _any_none(arrays):
+        cache_allocate_outputs(op.cache, key, arrays, op.nout, res.out_dtypes)
     if cacheable and cache_lookup(op.cache, key, arrays, op.nout):
         run = &op.cache.plan
     else:

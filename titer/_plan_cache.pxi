@@ -1,8 +1,10 @@
 # A one-entry plan cache per op (issue: per-call cost).  A repeated call with
 # the same dtypes, shapes and strides reuses the built plan: only the data
 # pointers change, and what depends on them (overlap between outputs and
-# inputs, alignment) is checked again.  Calls that allocate, convert Python
-# scalars or copy overlapping inputs are never cached.
+# inputs, alignment) is checked again.  A call that allocates its outputs
+# gets them in the layout the cached build gave them (cache_allocate_outputs:
+# that layout follows from the inputs' shapes and strides alone).  Calls
+# that convert Python scalars or copy overlapping inputs are never cached.
 
 cdef enum:
     CACHE_MAX_DIMS = 8
@@ -37,6 +39,31 @@ cdef bint cache_lookup(PlanCache *c, int64_t key, list arrays, int noutputs) exc
     if outputs_overlap_inputs(c, noutputs):
         return False
     prepare_casts(&c.plan)
+    return True
+
+
+cdef bint cache_allocate_outputs(PlanCache *c, int64_t key, list arrays, int noutputs,
+                                list out_dtypes) except -1:
+    """For a call whose outputs are None in `arrays`, with the cached plan's
+    key and inputs (shapes and strides): allocates those outputs as that
+    plan's build did, into `arrays`, and returns True (cache_lookup then
+    takes the plan); False, allocating nothing, where the cache does not fit."""
+    cdef int i, d
+    cdef cnp.ndarray arr
+    if c == NULL or not c.valid or c.key != key or c.ntensors != len(arrays):
+        return False
+    for i in range(noutputs, c.ntensors):
+        arr = <cnp.ndarray>arrays[i]
+        if cnp.PyArray_NDIM(arr) != c.nd[i]:
+            return False
+        for d in range(c.nd[i]):
+            if (cnp.PyArray_DIMS(arr)[d] != c.shapes[i][d]
+                    or cnp.PyArray_STRIDES(arr)[d] != c.strides[i][d]):
+                return False
+    for i in range(noutputs):
+        if arrays[i] is None:
+            arrays[i] = empty_with_strides(<cnp.dtype>out_dtypes[i], c.nd[i], c.shapes[i],
+                                           c.strides[i])
     return True
 
 
