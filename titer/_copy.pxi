@@ -101,11 +101,12 @@ cdef bint _same_data(a, b):
 # NOTE [copy verdicts]: np.copyto's checks of an array source (the front
 # end's check_copy, copy_discards_imaginary) depend, where src is a plain
 # native-order array that broadcasts into dst's shape without dropping dims
-# and dst can be written, only on the casting rule and the two dtypes.  Their verdict for such a call is kept
-# here by (rule, dst code, src code): a repeated copy skips ~0.6 us of
-# Python-level checks (16 float64: 1.12 us a call against np.copyto's 0.26),
-# as elementwise's _RESOLVED skips resolution.  A call the memo does not
-# cover, or a rule it has not yet seen pass, runs the checks themselves.
+# and dst can be written, only on the casting rule and the two dtypes.
+# Their verdict for such a call is kept here by (rule, dst code, src code):
+# a repeated copy skips ~0.6 us of Python-level checks, as elementwise's
+# _RESOLVED skips resolution (16 float64, with the plan run in place by
+# copy_into: 1.12 -> 0.19-0.25 us a call, np.copyto 0.26-0.32).  A call the
+# memo does not cover, or a rule it has not yet seen pass, runs the checks.
 cdef enum:
     COPY_UNCHECKED = 0, COPY_ALLOWED, COPY_ALLOWED_DISCARDING_IMAGINARY
 

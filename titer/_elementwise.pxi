@@ -75,6 +75,9 @@ cdef class Resolved:
 
 
 cdef str _SAME_KIND = "same_kind"
+cdef str _ORDER_K = "K"
+cdef dict _OPS_BY_NAME = {}
+cdef dict _RESOLVED = {}
 _CASTING_INDEX = {name: i for i, name in enumerate(_frontend.CASTINGS)}
 cdef int _SAME_KIND_INDEX = _CASTING_INDEX[_SAME_KIND]
 
@@ -88,9 +91,6 @@ cdef int _rule_index(casting) except -2:
         return -1
     found = _CASTING_INDEX.get(casting)
     return -1 if found is None else <int>found
-cdef str _ORDER_K = "K"
-cdef dict _OPS_BY_NAME = {}
-cdef dict _RESOLVED = {}
 
 
 _ufunc_for = _frontend.ufunc_for
