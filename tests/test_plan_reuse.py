@@ -2,7 +2,12 @@
 keywords, so that the kept resolutions and plans (_RESOLVED, the ops' plan
 caches, the copy cache and its verdicts) are hit, missed and replaced in
 every order: each call is NumPy's (values bit for bit, dtype, result type,
-out= after it, the exception class).  Seeded; a failure names its call."""
+out= after it, the exception class).  Seeded; each sequence runs in a
+child process, so a crash fails its test and names the seed (a failure
+names its call: `python tests/test_plan_reuse.py SEED` replays it)."""
+import os
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -87,8 +92,8 @@ def random_call(rng):
     return text, titer_call, numpy_call, name, masked
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_random_repeated_calls_are_numpys(seed):
+def sequence(seed):
+    """One seed's 240 calls over a pool of 24, each checked."""
     rng = np.random.default_rng(900 + seed)
     pool = [random_call(rng) for _ in range(24)]
     for k in rng.integers(0, len(pool), 240):
@@ -107,3 +112,17 @@ def test_random_repeated_calls_are_numpys(seed):
         for g, w in zip(got if isinstance(got, tuple) else (got,),
                         want if isinstance(want, tuple) else (want,)):
             assert_same(g, w, text, zero_sign=zero_sign)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_repeated_calls_are_numpys(seed):
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, PYTHONPATH=here + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), str(seed)],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, "seed %d: exit %d (negative: the signal that killed it)\n%s" % (
+        seed, proc.returncode, proc.stderr[-3000:])
+
+
+if __name__ == "__main__":
+    sequence(int(sys.argv[1]))
