@@ -62,8 +62,6 @@ def empty_like(x, memory_format="preserve", dtype=None):
         return np.empty(xa.shape, dt)           # (the sort below would keep C order)
     if memory_format == "preserve":
         if is_non_overlapping_and_dense(xa) and builtins.all(s >= 0 for s in xa.strides):
-            if xa.ndim == 0:
-                return np.empty((), dt)
             order = sorted(range(xa.ndim), key=lambda d: (-xa.strides[d], d))
             return _empty_in_order(xa.shape, dt, order)
         memory_format = suggest_memory_format(xa)
@@ -84,8 +82,7 @@ def ascontiguous(x, memory_format="contiguous"):
     elif memory_format == "contiguous" or xa.ndim in (4, 5):
         if is_contiguous(xa, memory_format):
             return xa
-    dst = np.empty(xa.shape, xa.dtype) if memory_format == "contiguous" else empty_like(
-        xa, memory_format)
+    dst = empty_like(xa, memory_format)
     if cnp.PyArray_SIZE(<cnp.ndarray>xa):
         copy_into(dst, xa)
     return dst
@@ -125,10 +122,10 @@ cdef int _memo_slot(cnp.ndarray d, object src, object casting) except -2:
     code) * COPY_SOURCE_CODES + src code), or -1 where the memo does not
     apply."""
     cdef int k, lead, src_code
+    cdef int rule = _rule_index(casting)
     cdef cnp.npy_intp n
     cdef cnp.ndarray s
-    if (type(casting) is not str or not cnp.PyArray_ISWRITEABLE(d)
-            or not cnp.PyArray_ISNOTSWAPPED(d)):
+    if rule < 0 or not cnp.PyArray_ISWRITEABLE(d) or not cnp.PyArray_ISNOTSWAPPED(d):
         return -1
     if cnp.PyArray_CheckExact(src):
         s = <cnp.ndarray>src
@@ -145,12 +142,9 @@ cdef int _memo_slot(cnp.ndarray d, object src, object casting) except -2:
         if code is None:
             return -1
         src_code = code
-    rule = _CASTING_INDEX.get(casting)
-    if rule is None:
-        return -1
     if src_code < 0:
         src_code = dtype_code(s.descr)
-    return (<int>rule * NUM_TYPES + dtype_code(d.descr)) * COPY_SOURCE_CODES + src_code
+    return (rule * NUM_TYPES + dtype_code(d.descr)) * COPY_SOURCE_CODES + src_code
 
 
 def copy(dst, src, casting="same_kind"):
@@ -172,16 +166,15 @@ def copy(dst, src, casting="same_kind"):
         s = src if cnp.PyArray_CheckExact(src) else np.asarray(src)    # (copy_scalar's)
     else:
         s = _checked_source(d, src, casting)
+        verdict = (COPY_ALLOWED_DISCARDING_IMAGINARY
+                   if _frontend.copy_discards_imaginary(s.dtype, d.dtype) else COPY_ALLOWED)
         if slot >= 0:
-            verdicts[slot] = (COPY_ALLOWED_DISCARDING_IMAGINARY
-                              if _frontend.copy_discards_imaginary(s.dtype, d.dtype)
-                              else COPY_ALLOWED)
+            verdicts[slot] = verdict
     if s is d or _same_data(s, d) or cnp.PyArray_SIZE(<cnp.ndarray>d) == 0:
         return dst
     if arrays_may_overlap(d, s):
         s = _clone(s)          # as if src were copied first (NumPy's rule)
-    if (verdict == COPY_ALLOWED_DISCARDING_IMAGINARY if verdict != COPY_UNCHECKED
-            else _frontend.copy_discards_imaginary(s.dtype, d.dtype)):
+    if verdict == COPY_ALLOWED_DISCARDING_IMAGINARY:
         _frontend.warn_discarded_imaginary(stacklevel=1)
     bits = copy_into(d, s)
     if bits:

@@ -82,6 +82,12 @@ _CASTING_INDEX = {name: i for i, name in enumerate(_frontend.CASTINGS)}
 cdef int _SAME_KIND_INDEX = _CASTING_INDEX[_SAME_KIND]
 
 
+cdef inline int64_t _finish_key(int64_t operand_codes, int rule, OpEntry op):
+    """A cache key: the packed operand codes, the casting rule's index, the
+    op's (_init_ops: fewer than 128 ops)."""
+    return (operand_codes * 8 + rule) * 128 + op.index
+
+
 cdef int _rule_index(casting) except -2:
     """casting='s index in the front end's CASTINGS (part of the cache
     keys), -1 for anything else (bytes, a bad name: resolution's to judge)."""
@@ -354,8 +360,7 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
             continue
         cacheable = False               # Python scalars: build every time
         key = key * 32 + code
-    key = (key * 8 + max(rule, 0)) * 128 + op.index
-    # (the casting rule's index, then the op's: _init_ops has fewer than 128)
+    key = _finish_key(key, max(rule, 0), op)
     cache_key = key if not by_tuple else (
         name, dtype, casting, tuple([_type_key(arrays[i]) for i in range(nops)]))
     res = _RESOLVED.get(cache_key)
@@ -612,7 +617,7 @@ cdef int64_t _plain_arrays_key(OpEntry op, list operands, int rule) except -2:
         if not cnp.PyArray_CheckExact(x) or not cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>x):
             return -1
         key = key * 32 + dtype_code((<cnp.ndarray>x).descr)
-    return (key * 8 + rule) * 128 + op.index
+    return _finish_key(key, rule, op)
 
 
 cdef int _comparison_constant(str name, object value, int position, object other):

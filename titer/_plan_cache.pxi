@@ -19,21 +19,29 @@ cdef struct PlanCache:
     Plan plan
 
 
-cdef bint cache_lookup(PlanCache *c, int64_t key, list arrays, int noutputs) except -1:
-    """True when `c.plan` fits these arrays; its data pointers are updated."""
-    cdef int i, d, nd
+cdef bint _fits(PlanCache *c, int64_t key, list arrays, int first) except -1:
+    """The cache holds a plan of this key for as many operands, and
+    arrays[first:] have its operands' shapes and strides."""
+    cdef int i, d
     cdef cnp.ndarray arr
     if c == NULL or not c.valid or c.key != key or c.ntensors != len(arrays):
         return False
-    for i in range(c.ntensors):
+    for i in range(first, c.ntensors):
         arr = <cnp.ndarray>arrays[i]
-        nd = cnp.PyArray_NDIM(arr)
-        if nd != c.nd[i]:
+        if cnp.PyArray_NDIM(arr) != c.nd[i]:
             return False
-        for d in range(nd):
+        for d in range(c.nd[i]):
             if (cnp.PyArray_DIMS(arr)[d] != c.shapes[i][d]
                     or cnp.PyArray_STRIDES(arr)[d] != c.strides[i][d]):
                 return False
+    return True
+
+
+cdef bint cache_lookup(PlanCache *c, int64_t key, list arrays, int noutputs) except -1:
+    """True when `c.plan` fits these arrays; its data pointers are updated."""
+    cdef int i
+    if not _fits(c, key, arrays, 0):
+        return False
     for i in range(c.ntensors):
         c.plan.op[i].data = <char *>cnp.PyArray_DATA(<cnp.ndarray>arrays[i])
     if outputs_overlap_inputs(c, noutputs):
@@ -48,18 +56,9 @@ cdef bint cache_allocate_outputs(PlanCache *c, int64_t key, list arrays, int nou
     key and inputs (shapes and strides): allocates those outputs as that
     plan's build did, into `arrays`, and returns True (cache_lookup then
     takes the plan); False, allocating nothing, where the cache does not fit."""
-    cdef int i, d
-    cdef cnp.ndarray arr
-    if c == NULL or not c.valid or c.key != key or c.ntensors != len(arrays):
+    cdef int i
+    if not _fits(c, key, arrays, noutputs):
         return False
-    for i in range(noutputs, c.ntensors):
-        arr = <cnp.ndarray>arrays[i]
-        if cnp.PyArray_NDIM(arr) != c.nd[i]:
-            return False
-        for d in range(c.nd[i]):
-            if (cnp.PyArray_DIMS(arr)[d] != c.shapes[i][d]
-                    or cnp.PyArray_STRIDES(arr)[d] != c.strides[i][d]):
-                return False
     for i in range(noutputs):
         if arrays[i] is None:
             arrays[i] = empty_with_strides(<cnp.dtype>out_dtypes[i], c.nd[i], c.shapes[i],
