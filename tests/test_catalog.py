@@ -1868,7 +1868,12 @@ _LOG1P_FAMILY = {
     **{name: (1, [2.0 ** -126, 3e38] + [0.75 * 2.0 ** k for k in range(-126, 127, 5)]
               + [1 + j / 32 for j in range(17)] + [0.75 + j / 64 for j in range(17)]
               + [10.0 ** k for k in range(11)], (0.0, "divide"))
-       for name in ("log2", "log10")}}
+       for name in ("log2", "log10")},
+    # arcsin's and arccos's (titer_vasinf.h): the switch to sqrt((1 - a)/2)
+    # at 1/2, the square's floor at 2^-12, acos's at 2^-60 (and zero), the
+    # range's end at 1, and 0.84, where pi/2 - 2s rounds
+    **{name: (bound, [0.0, 2.0 ** -60, 2.0 ** -12, 0.5, 0.84, 1 - 2.0 ** -24], (2.0, "invalid"))
+       for name, bound in (("arcsin", 2), ("arccos", 1))}}
 
 
 def _log1p_family_inputs(name, x):
@@ -1882,8 +1887,9 @@ def _log1p_family_inputs(name, x):
 @pytest.mark.parametrize("name", sorted(_LOG1P_FAMILY))
 def test_float32_log1p_family_fast_path_in_its_vector_form_and_its_twin(name):
     """float32 log, log1p, arccosh, arcsinh, arctanh, tanh, arctan, sinh,
-    exp2, log2 and log10 (the 16-lane forms of titer_vlog1pf.h,
-    titer_voddf.h, titer_vsinhf.h, titer_vexp2f.h and titer_vlog2f.h at AVX-512; below, titer_fast_logf,
+    exp2, log2, log10, arcsin and arccos (the 16-lane forms of titer_vlog1pf.h,
+    titer_voddf.h, titer_vsinhf.h, titer_vexp2f.h, titer_vlog2f.h and
+    titer_vasinf.h at AVX-512; below, titer_fast_logf,
     titer_fast_tanhf, titer_fast_sinhf and the vector math library's or the
     double formulas): every float32 near each seam and every 2039th bit
     pattern of the range within the form's bound of the float64 result

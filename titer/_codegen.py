@@ -198,8 +198,8 @@ _FMA_FAST |= set(_VECTOR_FORMS)
 # takes the lanes out of its range <stem>16_rest, the input masked-off lanes
 # compute on <stem>16_safe); tan has an 8-lane form for those lanes
 # (titer_vtanf.h), log, log1p and its neighbours none (titer_vlog1pf.h), nor
-# log2 and log10 (titer_vlog2f.h), nor
-# tanh and arctan (titer_voddf.h), nor sinh, exp2 and cbrt, whose scalar
+# log2 and log10 (titer_vlog2f.h), nor tanh and arctan (titer_voddf.h),
+# nor arcsin and arccos (titer_vasinf.h), nor sinh, exp2 and cbrt, whose scalar
 # paths are their twins (titer_vsinhf.h, titer_vexp2f.h, titer_vcbrtf.h)
 _VECTOR_FORMS_F16 = {"titer_fast_tanf": ("titer_tanf_twin", "titer_vtanf"),
                      "titer_fast_logf": ("titer_logf_twin", "titer_vlogf"),
@@ -213,7 +213,9 @@ _VECTOR_FORMS_F16 = {"titer_fast_tanf": ("titer_tanf_twin", "titer_vtanf"),
                      "titer_fast_exp2f": ("titer_fast_exp2f", "titer_vexp2f"),
                      "titer_fast_cbrtf": ("titer_fast_cbrtf", "titer_vcbrtf"),
                      "titer_fast_log2f": ("titer_log2f_twin", "titer_vlog2f"),
-                     "titer_fast_log10f": ("titer_log10f_twin", "titer_vlog10f")}
+                     "titer_fast_log10f": ("titer_log10f_twin", "titer_vlog10f"),
+                     "titer_fast_arcsinf": ("titer_asinf_twin", "titer_vasinf"),
+                     "titer_fast_arccosf": ("titer_acosf_twin", "titer_vacosf")}
 # (their 16-lane forms are written with FMA: the loops are built to fuse)
 _FMA_FAST |= set(_VECTOR_FORMS_F16)
 # binary float32 fast paths with vector forms at AVX-512, run by

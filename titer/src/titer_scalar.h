@@ -1652,6 +1652,7 @@ TITER_FAST_INLINE float titer_fast_arccosf(float xf) {
     double x = xf;
     return (float)(2.0 * titer_atan_nonneg(sqrt((1.0 - x) / (1.0 + x))));
 }
+#include "titer_vasinf.h"   /* float32 arcsin and arccos in float at AVX-512 */
 
 /* ---- binary float32 through double: hypot, arctan2, power ---- (same
  * rules as above; an out-of-range pair becomes (1, 1) in the loop) */
