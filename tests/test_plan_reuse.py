@@ -52,7 +52,8 @@ def random_call(rng):
     out_dtype = rng.choice([None, None, "float64", "float32", "int64", "complex128", "bool"])
     casting = rng.choice(["same_kind", "same_kind", "unsafe", "safe", "no"])
     masked = rng.random() < 0.25
-    scalar = rng.choice([None, None, None, 2, -3.5, 300, np.float32(1.5)])
+    # (70000: past int16, an OverflowError, or a comparison's constant)
+    scalar = rng.choice([None, None, None, 2, -3.5, 300, np.float32(1.5), 70000, True, 0.5j])
     name = {"binary": rng.choice(["add", "multiply", "less", "maximum", "true_divide"]),
             "unary": rng.choice(["negative", "sqrt", "absolute", "square"]),
             "divmod": "divmod", "copy": "copy"}[kind]
@@ -112,6 +113,33 @@ def sequence(seed):
         for g, w in zip(got if isinstance(got, tuple) else (got,),
                         want if isinstance(want, tuple) else (want,)):
             assert_same(g, w, text, zero_sign=zero_sign)
+
+
+def test_python_scalars_change_between_cached_calls():
+    """A repeated call with a Python scalar reuses its plan, the scalar
+    converted into the plan cache's buffer each call: each value is this
+    call's, an int past the array's range still raises (or makes a
+    comparison constant, which builds), and a Python bool and a bool array
+    in the same place (one key code) do not take each other's plan."""
+    x = np.arange(12.0).reshape(3, 4)[:, ::-1]
+    out = np.empty((3, 4))
+    for value in (1.5, -2.0, 7, True, 1e308, 0.25):
+        for got, want in ((titer.elementwise("multiply", out, x, value), np.multiply(x, value)),
+                          (titer.elementwise("multiply", None, value, x), np.multiply(value, x))):
+            assert_same(got, want, repr(value))
+    small = np.arange(-6, 6, dtype=np.int16)
+    for value in (5, -3, 300, 70000, 5, -70000, 2):
+        for name in ("add", "less", "equal"):
+            got = run(lambda: (titer.elementwise(name, None, small, value), None))
+            want = run(lambda: (getattr(np, name)(small, value), None))
+            assert got[2] is want[2], (name, value, got[2], want[2])
+            if want[2] is None:
+                assert_same(got[0], want[0], "%s %r" % (name, value))
+    flags = np.array([True, False, True, False])
+    other = np.array([True, True, False, False])
+    for second in (True, other, False, other, True):
+        assert_same(titer.elementwise("logical_and", None, flags, second),
+                    np.logical_and(flags, second), repr(second))
 
 
 @pytest.mark.parametrize("seed", range(6))

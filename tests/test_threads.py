@@ -319,6 +319,30 @@ def test_concurrent_copies_share_the_copy_plan_cache():
         assert_same(got, want, str((src.dtype, dtype, src.size)))
 
 
+def test_concurrent_python_scalar_calls_share_the_plan_cache():
+    """Python threads adding their own Python scalar to arrays of one layout
+    reuse one cached plan, which reads the scalar from the cache's buffer:
+    below the size that releases the GIL the plan runs in place, above it
+    from a private copy holding its own scalar (_elementwise.pxi
+    _build_and_run), so every call gets its own value."""
+    rng = np.random.default_rng(8)
+    jobs = []
+    for i in range(400):
+        n = (7, 16383, 16384, 40000)[i % 4]
+        value = (float(i) + 0.25, i, complex(i, -1), i % 2 == 0)[(i // 4) % 4]
+        jobs.append((rng.standard_normal(n), value, i % 3 == 0))
+
+    def run(job):
+        x, value, first = job
+        return titer.elementwise("add", None, *((value, x) if first else (x, value)))
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(run, jobs))
+    for (x, value, first), got in zip(jobs, results):
+        want = np.add(*((value, x) if first else (x, value)))
+        assert_same(got, want, str((x.size, value, first)))
+
+
 def test_plan_cache_with_changing_arrays():
     """Repeated calls with the same layout reuse a plan; data pointers,
     overlap and alignment are re-checked each time."""

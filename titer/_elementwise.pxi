@@ -358,7 +358,6 @@ def elementwise(name, out, *inputs, dtype=None, casting="same_kind", where=True,
             by_tuple = by_tuple or not cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>x)
             key = key * 32 + code
             continue
-        cacheable = False               # Python scalars: build every time
         key = key * 32 + code
     key = _finish_key(key, max(rule, 0), op)
     cache_key = key if not by_tuple else (
@@ -399,6 +398,7 @@ cdef int _build_and_run(OpEntry op, list arrays, Resolved res, titer_loop1d loop
     cdef int i, flag_bits, error
     cdef int nops = len(arrays)
     cdef int constant_result = -1
+    cdef double local_scalars[MAX_OPERANDS][2]
     global titer_loop_error
     if cacheable and _any_none(arrays):
         cache_allocate_outputs(op.cache, key, arrays, op.nout, res.out_dtypes)
@@ -425,9 +425,14 @@ cdef int _build_and_run(OpEntry op, list arrays, Resolved res, titer_loop1d loop
             cache_store(op.cache, key, arrays, &plan)
     if run != &plan and (releases_gil(run.numel) or res.discards_imaginary):
         # a private copy where other threads may run before it does: the
-        # GIL goes, or a warnings hook (Python code) runs first
+        # GIL goes, or a warnings hook (Python code) runs first (its scalars
+        # too: another call converts its own into the cache's buffer)
         plan = run[0]
         run = &plan
+        for i in range(op.nout, nops):
+            if op.cache.nd[i] < 0:
+                memcpy(local_scalars[i], plan.op[i].data, sizeof(local_scalars[i]))
+                plan.op[i].data = <char *>local_scalars[i]
     if res.discards_imaginary:
         warnings.warn("Casting complex values to real discards the imaginary part",
                       np.exceptions.ComplexWarning, stacklevel=3)

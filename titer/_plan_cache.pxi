@@ -3,8 +3,13 @@
 # pointers change, and what depends on them (overlap between outputs and
 # inputs, alignment) is checked again.  A call that allocates its outputs
 # gets them in the layout the cached build gave them (cache_allocate_outputs:
-# that layout follows from the inputs' shapes and strides alone).  Calls
-# that convert Python scalars or copy overlapping inputs are never cached.
+# that layout follows from the inputs' shapes and strides alone).  A Python
+# scalar operand is converted into the cache's own buffer on each call (the
+# plan reads it there; nd -1 marks it), unless it is an int that makes a
+# comparison constant, which builds.  Calls that copy overlapping inputs are
+# never cached.
+
+from libc.string cimport memcpy
 
 cdef enum:
     CACHE_MAX_DIMS = 8
@@ -13,9 +18,10 @@ cdef struct PlanCache:
     bint valid
     int64_t key
     int ntensors
-    int nd[MAX_OPERANDS]
+    int nd[MAX_OPERANDS]            # -1: a Python scalar, read from scalar_buf
     int64_t shapes[MAX_OPERANDS][CACHE_MAX_DIMS]
     int64_t strides[MAX_OPERANDS][CACHE_MAX_DIMS]
+    double scalar_buf[MAX_OPERANDS][2]
     Plan plan
 
 
@@ -27,7 +33,12 @@ cdef bint _fits(PlanCache *c, int64_t key, list arrays, int first) except -1:
     if c == NULL or not c.valid or c.key != key or c.ntensors != len(arrays):
         return False
     for i in range(first, c.ntensors):
-        arr = <cnp.ndarray>arrays[i]
+        x = arrays[i]
+        if not cnp.PyArray_Check(x):        # a Python scalar (the key says which kind)
+            if c.nd[i] >= 0:
+                return False
+            continue
+        arr = <cnp.ndarray>x
         if cnp.PyArray_NDIM(arr) != c.nd[i]:
             return False
         for d in range(c.nd[i]):
@@ -43,7 +54,13 @@ cdef bint cache_lookup(PlanCache *c, int64_t key, list arrays, int noutputs) exc
     if not _fits(c, key, arrays, 0):
         return False
     for i in range(c.ntensors):
-        c.plan.op[i].data = <char *>cnp.PyArray_DATA(<cnp.ndarray>arrays[i])
+        if c.nd[i] < 0:
+            # an int past the loop's range here is a comparison's (the
+            # others raised before): its constant result builds
+            if python_scalar_into(<char *>c.scalar_buf[i], arrays[i], c.plan.op[i].dtype, True):
+                return False
+        else:
+            c.plan.op[i].data = <char *>cnp.PyArray_DATA(<cnp.ndarray>arrays[i])
     if outputs_overlap_inputs(c, noutputs):
         return False
     prepare_casts(&c.plan)
@@ -79,6 +96,8 @@ cdef bint outputs_overlap_inputs(PlanCache *c, int noutputs) noexcept:
         memory_extent(c.nd[i], c.shapes[i], c.strides[i], c.plan.op[i].itemsize,
                       c.plan.op[i].data, &lo_o, &hi_o)
         for j in range(noutputs, c.ntensors):
+            if c.nd[j] < 0:
+                continue
             memory_extent(c.nd[j], c.shapes[j], c.strides[j], c.plan.op[j].itemsize,
                           c.plan.op[j].data, &lo_i, &hi_i)
             if lo_i >= hi_o or lo_o >= hi_i:
@@ -100,6 +119,9 @@ cdef void cache_store(PlanCache *c, int64_t key, list arrays, const Plan *p) noe
         return
     c.valid = False
     for i in range(p.ntensors):
+        if not cnp.PyArray_Check(arrays[i]):         # a Python scalar
+            c.nd[i] = -1
+            continue
         arr = <cnp.ndarray>arrays[i]
         nd = cnp.PyArray_NDIM(arr)
         if nd > CACHE_MAX_DIMS:
@@ -111,4 +133,8 @@ cdef void cache_store(PlanCache *c, int64_t key, list arrays, const Plan *p) noe
     c.key = key
     c.ntensors = p.ntensors
     c.plan = p[0]
+    for i in range(p.ntensors):
+        if c.nd[i] < 0:
+            memcpy(c.scalar_buf[i], p.op[i].data, sizeof(c.scalar_buf[i]))
+            c.plan.op[i].data = <char *>c.scalar_buf[i]
     c.valid = True
