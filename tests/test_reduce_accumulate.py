@@ -104,3 +104,41 @@ def test_dtype_out_and_errors():
         warnings.simplefilter("always")
         titer.accumulate("add", np.array([1e308, 1e308]))
     assert any("overflow encountered in accumulate" in str(m.message) for m in w)
+
+
+def _same_scan(got, want, text):
+    assert got.dtype == want.dtype and type(got) is type(want), text
+    np.testing.assert_array_equal(got.view(np.uint8), np.ascontiguousarray(want).view(np.uint8),
+                                  err_msg=text)
+
+
+def test_repeated_1d_scans_reuse_their_loop():
+    """A 1-d scan with no dtype= or out= reuses the loop the front end found
+    for its op and dtype (NOTE [1-d scans], titer/_accumulate.pxi): called
+    twice, each call NumPy's bits and warnings, through layouts the kept
+    entry must not take (byte-swapped, unaligned, strided, reversed),
+    inputs the kit widens (bool, int8 to the int64 of add) or converts,
+    the axis spelled 0, -1 and None, empty, NaNs for maximum (quiet) and
+    an overflow (its warning)."""
+    rng = np.random.default_rng(12)
+    raw = np.zeros(8 * 40 + 1, np.uint8)
+    unaligned = raw[1:].view(np.float64)
+    unaligned[...] = rng.standard_normal(40)
+    cases = [("add", rng.standard_normal(40)), ("add", unaligned),
+             ("add", rng.standard_normal(40).astype(">f8")),
+             ("add", rng.standard_normal(80)[::2]), ("add", rng.standard_normal(40)[::-1]),
+             ("add", rng.random(40) < 0.5), ("add", rng.integers(-100, 100, 40).astype(np.int8)),
+             ("multiply", rng.integers(1, 4, 40).astype(np.int16)),
+             ("maximum", np.array([1.0, np.nan, 3.0, 2.0] * 5)), ("add", np.zeros(0, np.float32)),
+             ("multiply", np.array([1e300, 1e300, 1e10])), ("add", np.arange(7, dtype=np.uint64))]
+    for name, x in cases:
+        for axis in (0, -1, None, 0):
+            text = "%s %s %s axis=%s" % (name, x.dtype, x.strides, axis)
+            with warnings.catch_warnings(record=True) as ours:
+                warnings.simplefilter("always")
+                got = titer.accumulate(name, x, axis=axis)
+            with warnings.catch_warnings(record=True) as theirs:
+                warnings.simplefilter("always")
+                want = getattr(np, name).accumulate(x, axis=axis)
+            _same_scan(got, want, text)
+            assert [str(w.message) for w in ours] == [str(w.message) for w in theirs], text

@@ -22,6 +22,59 @@ cdef extern from "titer_reduce_generated.h" nogil:
     int titer_scan_run(const titer_scan_plan *s, int nthreads, int64_t grain)
 
 
+# NOTE [1-d scans]: a scan of a 1-d native aligned array, with no dtype=
+# and no out=, depends only on the op and the array's dtype: the loop dtype,
+# the kit that reads the array as it is and the row loop are kept by (op,
+# dtype code) in _SCANS_1D once the front end has found them, and such a
+# call then goes straight to titer_scan_run (add.accumulate of 16 float64s:
+# ~2.2 us through the front end, NumPy's 0.6).  Calls whose input the front
+# end converts first, or whose loop may stop with an error, are not kept.
+cdef dict _SCANS_1D = {}
+
+
+cdef object _accumulate_1d(OpEntry entry, cnp.ndarray xa):
+    """The scan of 1-d `xa` by _SCANS_1D's entry for it, or None."""
+    cdef titer_scan_plan s
+    cdef int code = dtype_code(xa.descr)
+    hit = _SCANS_1D.get(entry.index * NUM_TYPES + code)
+    if hit is None:
+        return None
+    T, t_code, kit, rowloop = <tuple>hit
+    res = np.empty(cnp.PyArray_DIM(xa, 0), T)
+    if cnp.PyArray_DIM(xa, 0) == 0:
+        return res
+    s.kd.ndim = 0
+    s.nout = 1
+    s.kit = <const titer_reduce_kit *><uintptr_t>kit
+    s.rowloop = <titer_loop1d><uintptr_t>rowloop
+    s.copyloop = COPY_TABLE[<int>t_code]
+    s.castrow = CAST_TABLE[code][<int>t_code] if code != t_code else NULL
+    s.tsize = (<cnp.dtype>T).itemsize
+    s.out = <char *>cnp.PyArray_DATA(<cnp.ndarray>res)
+    s.in_ = <const char *>cnp.PyArray_DATA(xa)
+    s.n = cnp.PyArray_DIM(xa, 0)
+    s.os = cnp.PyArray_STRIDE(<cnp.ndarray>res, 0)
+    s.is_ = cnp.PyArray_STRIDE(xa, 0)
+    return _run_scan(entry, &s, res)
+
+
+cdef object _run_scan(OpEntry entry, titer_scan_plan *s, res):
+    """Runs the scan (the GIL released where it pays), reports its loop
+    error and FP flags; returns res."""
+    cdef int bits
+    if releases_gil(s.n * s.nout):
+        with nogil:
+            bits = titer_scan_run(s, requested_threads(), _grain_size)
+    else:
+        bits = titer_scan_run(s, requested_threads(), _grain_size)
+    _raise_loop_error()
+    bits = fpe_bits(bits)
+    if entry.name in _QUIET_INVALID:
+        bits &= ~8
+    _report_fpe(bits, "accumulate")
+    return res
+
+
 def accumulate(name, x, axis=0, dtype=None, out=None):
     """``numpy.<name>.accumulate(x, axis, dtype, out)`` computed by titer."""
     if not cnp.PyArray_CheckExact(x) or out is not None:
@@ -31,13 +84,20 @@ def accumulate(name, x, axis=0, dtype=None, out=None):
             return _duck.accumulate(accumulate, name, _reduce_entry(name).ufunc, x, axis, dtype,
                                     out)
     cdef OpEntry entry = _reduce_entry(name)
+    if (out is None and dtype is None and cnp.PyArray_CheckExact(x)
+            and cnp.PyArray_NDIM(<cnp.ndarray>x) == 1 and (axis is None or (
+                type(axis) is int and (axis == 0 or axis == -1)))
+            and cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>x) and cnp.PyArray_ISALIGNED(<cnp.ndarray>x)):
+        res = _accumulate_1d(entry, <cnp.ndarray>x)
+        if res is not None:
+            return res
     xa = x if cnp.PyArray_Check(x) else np.asarray(x)
     cdef titer_scan_plan s
     cdef Plan plan
     cdef BuildState st
     cdef BuildFlags flags
     cdef int codes[2]
-    cdef int k, bits
+    cdef int k
     dtype_code(xa.dtype)
     ax = _frontend.scan_axis(axis, xa.ndim)
     out = _frontend.reduction_out(out, _is_ndarray)
@@ -45,8 +105,9 @@ def accumulate(name, x, axis=0, dtype=None, out=None):
         dtype_code(out.dtype)
         _frontend.check_scan_out(out.shape, xa.shape, out.flags.writeable)
     T = _loop_dtype(entry, xa.dtype, dtype, out)
-    if _frontend.reduction_discards_imaginary(entry.name, xa.dtype, T, out.dtype if out is not None
-                                              else None):
+    discards = _frontend.reduction_discards_imaginary(entry.name, xa.dtype, T,
+                                                      out.dtype if out is not None else None)
+    if discards:
         _frontend.warn_discarded_imaginary(2)
     exact_alias = (out is not None and out.dtype == xa.dtype
                    and cnp.PyArray_DATA(<cnp.ndarray>out) == cnp.PyArray_DATA(<cnp.ndarray>xa)
@@ -62,6 +123,10 @@ def accumulate(name, x, axis=0, dtype=None, out=None):
     # a widening kit reads a narrower input as it is (rows scanned side by
     # side convert a tile at a time)
     xin, in_dtype, kit = _kit_and_input(entry, xa, T, True)
+    if (xa.ndim == 1 and out is None and dtype is None and not loop_may_fail and not discards
+            and xin is xa and xa.dtype.isnative and cnp.PyArray_ISALIGNED(<cnp.ndarray>xa)):
+        _SCANS_1D[entry.index * NUM_TYPES + dtype_code(xa.dtype)] = (
+            T, dtype_code(<cnp.dtype>T), kit, entry.loops[T.char * 2 + "->" + T.char])
 
     codes[0] = dtype_code(<cnp.dtype>T)
     codes[1] = dtype_code(<cnp.dtype>in_dtype)
@@ -98,16 +163,7 @@ def accumulate(name, x, axis=0, dtype=None, out=None):
     s.n = xa.shape[ax]
     s.os = res.strides[ax]
     s.is_ = xin.strides[ax]
-    if releases_gil(s.n * s.nout):
-        with nogil:
-            bits = titer_scan_run(&s, requested_threads(), _grain_size)
-    else:
-        bits = titer_scan_run(&s, requested_threads(), _grain_size)
-    _raise_loop_error()
-    bits = fpe_bits(bits)
-    if entry.name in _QUIET_INVALID:
-        bits &= ~8
-    _report_fpe(bits, "accumulate")
+    _run_scan(entry, &s, res)
     if out is not None and not direct:
         _report_fpe(fpe_bits(copy_into(out, res)), "cast")
         return out
