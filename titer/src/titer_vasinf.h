@@ -99,12 +99,8 @@ TITER_F16_FORMS_OF(titer_acosf_twin, titer_vacosf16, TITER_ACOSF_KERNEL, TITER_A
 
 /* the scalar paths' ranges (titer_fast_arcsinf_ok, titer_fast_arccosf_ok) on
  * sixteen floats; the lanes out of them keep their inputs for the kernel */
-TITER_FAST_INLINE __mmask16 titer_vasinf16_ok(titer_v16f x) {
-    return titer_vbits16_in(TITER_V16_MAGNITUDE(x), 0x21800000u, 0x3f800000u);
-}
-TITER_FAST_INLINE __mmask16 titer_vacosf16_ok(titer_v16f x) {
-    return titer_vbits16_in(TITER_V16_MAGNITUDE(x), 0u, 0x3f800000u);
-}
+TITER_MAGNITUDE_RANGE16(titer_vasinf16_ok, 0x21800000u, 0x3f800000u)
+TITER_MAGNITUDE_RANGE16(titer_vacosf16_ok, 0u, 0x3f800000u)
 #define titer_vasinf16_rest TITER_VEC_REST_INPUT
 #define titer_vacosf16_rest TITER_VEC_REST_INPUT
 #define titer_vasinf16_safe 0.5f

@@ -149,7 +149,10 @@
         TITER_KERNEL_OF(KERNEL, TITER_V16_OPS, x, result)                            \
         return result;                                                               \
     }                                                                                \
-    TITER_FAST_INLINE __mmask16 FORM16##_ok(titer_v16f x) {                          \
+    TITER_MAGNITUDE_RANGE16(FORM16##_ok, LO, HI)
+/* a 16-lane form's range test: the magnitude's bits in [LO, HI) */
+#define TITER_MAGNITUDE_RANGE16(NAME, LO, HI)                                        \
+    TITER_FAST_INLINE __mmask16 NAME(titer_v16f x) {                                 \
         return titer_vbits16_in(TITER_V16_MAGNITUDE(x), LO, HI);                     \
     }
 #define TITER_F16_FORMS(TWIN, FORM16, KERNEL) \
