@@ -45,17 +45,24 @@ cdef object _accumulate_1d(OpEntry entry, cnp.ndarray xa):
         return res
     s.kd.ndim = 0
     s.nout = 1
+    _scan_rows(&s, kit, rowloop, t_code, code, res, xa, 0)
+    return _run_scan(entry, &s, res)
+
+
+cdef void _scan_rows(titer_scan_plan *s, kit, rowloop, int t_code, int in_code,
+                     cnp.ndarray res, cnp.ndarray xin, int axis):
+    """The scan's kit and loops, and its rows along `axis` of res and xin
+    (the other dims are the caller's)."""
     s.kit = <const titer_reduce_kit *><uintptr_t>kit
     s.rowloop = <titer_loop1d><uintptr_t>rowloop
-    s.copyloop = COPY_TABLE[<int>t_code]
-    s.castrow = CAST_TABLE[code][<int>t_code] if code != t_code else NULL
-    s.tsize = (<cnp.dtype>T).itemsize
-    s.out = <char *>cnp.PyArray_DATA(<cnp.ndarray>res)
-    s.in_ = <const char *>cnp.PyArray_DATA(xa)
-    s.n = cnp.PyArray_DIM(xa, 0)
-    s.os = cnp.PyArray_STRIDE(<cnp.ndarray>res, 0)
-    s.is_ = cnp.PyArray_STRIDE(xa, 0)
-    return _run_scan(entry, &s, res)
+    s.copyloop = COPY_TABLE[t_code]
+    s.castrow = CAST_TABLE[in_code][t_code] if in_code != t_code else NULL
+    s.tsize = cnp.PyArray_ITEMSIZE(res)
+    s.out = <char *>cnp.PyArray_DATA(res)
+    s.in_ = <const char *>cnp.PyArray_DATA(xin)
+    s.n = cnp.PyArray_DIM(xin, axis)
+    s.os = cnp.PyArray_STRIDE(res, axis)
+    s.is_ = cnp.PyArray_STRIDE(xin, axis)
 
 
 cdef object _run_scan(OpEntry entry, titer_scan_plan *s, res):
@@ -123,13 +130,12 @@ def accumulate(name, x, axis=0, dtype=None, out=None):
     # a widening kit reads a narrower input as it is (rows scanned side by
     # side convert a tile at a time)
     xin, in_dtype, kit = _kit_and_input(entry, xa, T, True)
-    if (xa.ndim == 1 and out is None and dtype is None and not loop_may_fail and not discards
-            and xin is xa and xa.dtype.isnative and cnp.PyArray_ISALIGNED(<cnp.ndarray>xa)):
-        _SCANS_1D[entry.index * NUM_TYPES + dtype_code(xa.dtype)] = (
-            T, dtype_code(<cnp.dtype>T), kit, entry.loops[T.char * 2 + "->" + T.char])
-
     codes[0] = dtype_code(<cnp.dtype>T)
     codes[1] = dtype_code(<cnp.dtype>in_dtype)
+    rowloop = entry.loops[T.char * 2 + "->" + T.char]
+    if (xa.ndim == 1 and out is None and dtype is None and not loop_may_fail and not discards
+            and xin is xa and xa.dtype.isnative and cnp.PyArray_ISALIGNED(<cnp.ndarray>xa)):
+        _SCANS_1D[entry.index * NUM_TYPES + codes[1]] = (T, codes[0], kit, rowloop)
     s.kd.ndim = 0
     s.nout = 1
     if xa.ndim > 1:
@@ -152,17 +158,7 @@ def accumulate(name, x, axis=0, dtype=None, out=None):
             s.kd.ndim += 1
             s.nout *= plan.shape[k]
 
-    sig = T.char * 2 + "->" + T.char
-    s.kit = <const titer_reduce_kit *><uintptr_t>kit
-    s.rowloop = <titer_loop1d><uintptr_t>entry.loops[sig]
-    s.copyloop = COPY_TABLE[codes[0]]
-    s.castrow = CAST_TABLE[codes[1]][codes[0]] if codes[1] != codes[0] else NULL
-    s.tsize = (<cnp.dtype>T).itemsize
-    s.out = <char *>cnp.PyArray_DATA(<cnp.ndarray>res)
-    s.in_ = <const char *>cnp.PyArray_DATA(<cnp.ndarray>xin)
-    s.n = xa.shape[ax]
-    s.os = res.strides[ax]
-    s.is_ = xin.strides[ax]
+    _scan_rows(&s, kit, rowloop, codes[0], codes[1], res, xin, ax)
     _run_scan(entry, &s, res)
     if out is not None and not direct:
         _report_fpe(fpe_bits(copy_into(out, res)), "cast")
