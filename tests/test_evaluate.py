@@ -331,6 +331,50 @@ def test_out_aliasing_an_input():
     np.testing.assert_array_equal(x[2:], y[:-2] * 2)
 
 
+def _layouts_of(base):
+    """base (2-d) in layouts a kept plan must tell apart: C, F, transposed,
+    strided, reversed, a broadcast row."""
+    wide = np.empty((base.shape[0], 2 * base.shape[1]), base.dtype)
+    wide[:, ::2] = base
+    return [base, np.asfortranarray(base), np.ascontiguousarray(base.T).T, wide[:, ::2],
+            np.ascontiguousarray(base[::-1])[::-1],
+            np.broadcast_to(base[:1], base.shape)]
+
+
+def test_repeated_calls_reuse_the_plan_only_where_it_fits():
+    """NOTE [evaluate plans]: each call, repeated, in every order of layouts
+    and with out= given, allocated, aliased and partly overlapping, gives the
+    composed calls' values and, allocated, the layout a first build gives
+    (the same expression spelled anew has no kept plan)."""
+    rng = np.random.default_rng(5)
+    a_all = _layouts_of(rng.standard_normal((6, 9)))
+    b_all = _layouts_of(rng.integers(-5, 5, (6, 9)).astype(np.int16))
+    order = [(i, j) for i in range(len(a_all)) for j in range(len(b_all))]
+    rng.shuffle(order)
+    for n, (i, j) in enumerate(order):
+        env = {"a": a_all[i], "b": b_all[j]}
+        want = titer.elementwise("add", None, titer.elementwise("multiply", None, env["a"],
+                                                                env["b"]), 1.5)
+        fresh = titer.evaluate("a*b + 1.5" + " " * (n + 1), env)     # built, no kept plan
+        for _ in range(2):
+            got = titer.evaluate("a*b + 1.5", env)
+            assert_same(got, want)
+            assert got.strides == fresh.strides
+            out = np.full((9, 6), np.nan).T
+            assert titer.evaluate("a*b + 1.5", env, out=out) is out
+            assert_same(out, want)
+    for _ in range(2):                      # out= aliasing a leaf, then overlapping one
+        x = np.arange(12.0)
+        titer.evaluate("x * x + 1", {"x": x}, out=x)
+        np.testing.assert_array_equal(x, np.arange(12.0) ** 2 + 1)
+        x = np.arange(12.0)
+        titer.evaluate("x * x + 1", {"x": x[2:]}, out=x[:-2])
+        np.testing.assert_array_equal(x[:-2], np.arange(2.0, 12.0) ** 2 + 1)
+        x = np.arange(12.0)
+        titer.evaluate("x * x + 1", {"x": x[:-2]}, out=x[2:])
+        np.testing.assert_array_equal(x[2:], np.arange(10.0) ** 2 + 1)
+
+
 @pytest.mark.parametrize("order", ["C", "F", "K", "A"])
 def test_order(order):
     a = np.asfortranarray(np.arange(12.0).reshape(3, 4))

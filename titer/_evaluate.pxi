@@ -462,6 +462,7 @@ cdef class EvalProgram:
     cdef readonly bint discards_imaginary   # some step warns (ComplexWarning)
     cdef readonly int block
     cdef int result_code
+    cdef PlanCache *cache                   # the last plan of an output (EvalPass)
     cdef list out_dtypes                    # [the result's dtype]: an output to allocate
     cdef list loop_dtypes                   # the result's, then the leaves' dtypes
     cdef list leaf_dtypes
@@ -470,11 +471,13 @@ cdef class EvalProgram:
 
     def __cinit__(self):
         self.prog = <EvProgram *>calloc(1, sizeof(EvProgram))
-        if self.prog == NULL:
+        self.cache = <PlanCache *>calloc(1, sizeof(PlanCache))
+        if self.prog == NULL or self.cache == NULL:
             raise MemoryError()
 
     def __dealloc__(self):
         free(self.prog)
+        free(self.cache)
 
     def __init__(self, program):
         cdef EvProgram *prog = self.prog
@@ -614,18 +617,33 @@ cdef class EvalPass:
         for i in range(n):
             codes[nout + i] = prog.leaf_code[i]
         arrays = leaves if linear else [out] + leaves
-        st = plan_state(arrays, program.out_dtypes,
-                        program.leaf_dtypes if linear else program.loop_dtypes, codes)
-        flags = numpy_ufunc_flags()
-        build_plan(&self.plan, st, &flags, nout)
-        self.arrays = st.arrays             # an overlapping leaf replaced by its copy
+        # NOTE: [evaluate plans] A program keeps the last plan it built over
+        # an output and its leaves (_plan_cache.pxi, keyed by out's dtype): a
+        # repeated call with the same shapes and strides takes it with its
+        # own data pointers (out allocated in its layout when not given)
+        # instead of building; one whose output overlaps a leaf builds (the
+        # build copies that leaf).  The plan is copied out under the GIL,
+        # so calls from several threads each run their own.
+        if not linear and out is None:
+            cache_allocate_outputs(program.cache, codes[0], arrays, 1, program.out_dtypes)
+        if not linear and cache_lookup(program.cache, codes[0], arrays, 1):
+            self.plan = program.cache.plan
+            self.arrays = arrays
+        else:
+            st = plan_state(arrays, program.out_dtypes,
+                            program.leaf_dtypes if linear else program.loop_dtypes, codes)
+            flags = numpy_ufunc_flags()
+            build_plan(&self.plan, st, &flags, nout)
+            self.arrays = st.arrays         # an overlapping leaf replaced by its copy
+            if not linear and st.arrays is arrays and not st.copied_inputs:
+                cache_store(program.cache, codes[0], arrays, &self.plan)
         self.plan.tile = 0                  # leaves are gathered per block instead
         self.plan.stream_output = False
         self.plan.user_ctx = &self.run
         self.run.leaf0 = nout
         self.out = None
         if not linear:
-            self.out = st.arrays[0]
+            self.out = self.arrays[0]
             self.run.own_output = True
             self.run.out_data = self.plan.op[0].data
             for k in range(self.plan.ndim):
