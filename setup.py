@@ -206,10 +206,11 @@ class CachedParallelBuildExt(build_ext):
     def _compile_changed_only(self, ext):
         compile_one = self.compiler.compile
         headers = [os.path.join(HERE, d) for d in ext.depends if d.endswith(".h")]
+        forced = self.force         # (self.force is True while build_ext links, below)
 
         def stale(src, output_dir):
             obj = self.compiler.object_filenames([src], output_dir=output_dir)[0]
-            if self.force or not os.path.exists(obj):
+            if forced or not os.path.exists(obj):
                 return True
             newest = max(os.path.getmtime(p) for p in [src] + headers if os.path.exists(p))
             return os.path.getmtime(obj) < newest

@@ -81,6 +81,7 @@ cdef inline void counter_increment(DimCounter *c, const int64_t *step) noexcept 
 cdef extern from "titer_stream.h" nogil:
     void titer_stream_copy(char *dst, const char *src, int64_t nbytes)
     void titer_stream_fence()
+    void titer_prefetch_l2(const char *p, int64_t nbytes)
 
 
 cdef void buffered_row(const Plan *p, char **row, const int64_t *strides, int64_t n,

@@ -35,6 +35,23 @@ static inline void titer_stream_copy(char *dst, const char *src, int64_t nbytes)
 #endif
 }
 
+/* Software prefetch of [p, p + nbytes) into L2 (prefetcht1), a line at a
+ * time: for titer.evaluate's blocks, which leave memory idle while they
+ * compute (NOTE: [evaluate prefetch] in titer/_evaluate.pxi).  On x86 an
+ * asm statement: GCC's __builtin_prefetch has no side effects to its
+ * analysis, so a function that only prefetches is found pure and its call,
+ * whose result nobody reads, deleted (GCC 12 -O1 and up dropped every
+ * prefetch of evaluate's pass that way). */
+static inline void titer_prefetch_l2(const char *p, int64_t nbytes) {
+    for (int64_t i = 0; i < nbytes; i += 64) {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+        __asm__ volatile("prefetcht1 %0" : : "m"(p[i]));
+#else
+        __builtin_prefetch(p + i, 0, 2);
+#endif
+    }
+}
+
 static inline void titer_stream_fence(void) {
 #if defined(__SSE2__)
     _mm_sfence();
