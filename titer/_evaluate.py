@@ -230,7 +230,10 @@ def _exponent_names(node, found=None):
 
 def _evaluate(expr, local_dict, frame, out, casting, order):
     tree, names, exponent_names = _PARSED.get(expr) or _parsed(expr)
-    values, parts = _lookup(names, exponent_names, local_dict, frame)
+    # (_lookup's call, inlined: ~0.1 us of a 1-element call)
+    values, parts = _core.evaluate_operands(
+        names, frame.f_locals if local_dict is None else local_dict, frame.f_globals,
+        exponent_names)
     if out is not None and type(out) is not np.ndarray:
         if isinstance(out, tuple) and len(out) == 1:
             out = out[0]
