@@ -52,6 +52,36 @@ def test_evaluate_streams_on_any_thread_count(stream_everything, threads):
         assert_same(a, want)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_buffered_rows_prefetching_their_inputs(stream_everything, threads):
+    """NOTE: [buffered prefetch]: with the threshold at 0 every buffered row
+    prefetches its contiguous inputs ahead, past its row's end and beside
+    strided and stride-0 ones; the bits stay NumPy's, and exp's those of the
+    rows without prefetches (casts in, a cast out, a byte-swapped input, a
+    2-d plan of short rows)."""
+    rng = np.random.default_rng(6)
+    for n in (1, 511, 512, 1025, 4099, 100_003):
+        a = rng.standard_normal(n).astype(np.float32)
+        b = rng.standard_normal(2 * n)[::2]
+        c = rng.integers(-9, 9, n).astype(">i4")
+        with np.errstate(all="ignore"), titer.num_threads(threads):
+            assert_same(titer.elementwise("add", None, a, b), np.add(a, b))
+            assert_same(titer.elementwise("multiply", None, c, a[::-1]), np.multiply(c, a[::-1]))
+            exp = titer.elementwise("exp", None, a, dtype=np.float64)
+            old = _core._set_buffered_prefetch_blocks(0)
+            try:                            # (exp's bits are titer's own: no prefetch)
+                assert_same(exp, titer.elementwise("exp", None, a, dtype=np.float64))
+            finally:
+                _core._set_buffered_prefetch_blocks(old)
+            out = np.empty(n, np.float16)
+            titer.elementwise("subtract", out, a, 0.5, casting="unsafe")
+            assert_same(out, np.subtract(a, 0.5, out=np.empty(n, np.float16), casting="unsafe"))
+    grid = rng.standard_normal((300, 7)).astype(np.float32)
+    with titer.num_threads(threads):
+        assert_same(titer.elementwise("add", None, grid, grid.T.copy().T.astype(np.float64)),
+                    np.add(grid, grid.astype(np.float64)))
+
+
 def test_streaming_threshold_is_the_cache_share_of_the_usable_cores(monkeypatch):
     """NOTE: [cache share]: half the last-level cache, but no more than
     8 MiB per usable core (a VM sees its host's whole L3)."""
