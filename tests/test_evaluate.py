@@ -847,6 +847,50 @@ def test_fused_column_reductions_match_composed(small_column_tiles, threads, mon
         assert raised == (FloatingPointError, []) and not hout.any()
 
 
+@pytest.mark.parametrize("tile_bytes", [256, None])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_narrow_fused_columns_walk_rows_together(tile_bytes, threads, monkeypatch):
+    """A tile of every column walks several reduced rows at a time (NOTE:
+    [fused columns]), still folding each column in order: rows that do not
+    divide into the tile, batches of narrow columns, a first-value fold
+    (max/min), NaNs and signed zeros, sums widened for the fold (int8 into
+    int64, float16 kept in float) and out= -- the bits, warnings, dtype and
+    strides of titer.reduce of the composed values."""
+    from titer import _core, _evaluate
+
+    def no_slabs(*args):
+        raise AssertionError("materialized in slabs")
+    monkeypatch.setattr(_evaluate, "_reduce_slabs", no_slabs)
+    old_tile = _core._set_evaluate_column_tile_bytes(tile_bytes or (32 * 1024))
+    rng = np.random.default_rng(31)
+    d = rng.standard_normal((1001, 8)) * 1e300          # overflows in the sums
+    d[7, 2] = d[500, 5] = np.nan
+    d[:, 6] = -0.0
+    b = rng.standard_normal((7, 301, 9)).astype(np.float32)
+    i = rng.integers(-100, 100, (3333, 16)).astype(np.int8)
+    h = (rng.standard_normal((4097, 12)) * 30).astype(np.float16)
+    env = dict(d=d, b=b, i=i, h=h)
+    cases = [("%s(d * 2, axis=0)", d, 0), ("%s(b * 2, axis=1)", b, 1),
+             ("%s(i * 2, axis=0)", i, 0), ("%s(h * 2, axis=0)", h, 0)]
+    try:
+        with titer.num_threads(threads):
+            for expr, x, axis in cases:
+                for kind, name in [("sum", "add"), ("max", "maximum"), ("min", "minimum"),
+                                   ("prod", "multiply")]:
+                    got, caught = ordered_warnings(lambda: titer.evaluate(expr % kind, env))
+                    want, expected = ordered_warnings(
+                        lambda: titer.reduce(name, titer_call("multiply", x, 2), axis))
+                    assert caught == expected, expr % kind
+                    assert_same(got, want)
+                    assert got.tobytes() == want.tobytes(), expr % kind
+                    assert got.strides == want.strides, expr % kind
+            out = np.full(8, 7.0)
+            titer.evaluate("sum(d * 2, axis=0)", env, out=out)
+            assert out.tobytes() == titer.reduce("add", titer_call("multiply", d, 2), 0).tobytes()
+    finally:
+        _core._set_evaluate_column_tile_bytes(old_tile)
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 def test_fused_sums_start_from_the_identity(small_leaves, threads):
     """NumPy's add.reduce starts from 0: a sum of -0.0s is +0.0 over

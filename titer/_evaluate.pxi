@@ -164,6 +164,7 @@ cdef struct EvRun:
     int64_t nred                # reduced elements per column
     int64_t tile                # columns per unit of work
     int64_t ntiles              # units per batch (the kept elements slower than the reduced)
+    int64_t tile_rows           # reduced rows a tile walks at a time (> 1: all columns)
     char *acc                   # the (nbatch, ncols) accumulators of T
 
 cdef extern from *:
@@ -453,10 +454,10 @@ cdef void ev_reduce_columns(const Plan *p, int64_t first, int64_t last,
     cdef const EvProgram *prog = run.prog
     cdef int64_t item = prog.result_itemsize, titem = run.fold_itemsize
     cdef char *values = scratch + ev_registers_bytes(prog)
-    cdef char *widened = values + (run.tile * item + 63) // 64 * 64
+    cdef char *widened = values + (run.tile_rows * run.tile * item + 63) // 64 * 64
     cdef int flags[EV_MAX_STEPS]
     cdef int reduce_flags = 0
-    cdef int64_t unit, r, c0, n, begin, batch, k
+    cdef int64_t unit, r, c0, n, begin, batch, k, j, rows
     cdef char *data[3]
     cdef int64_t strides[3]
     memset(flags, 0, sizeof(flags))
@@ -474,17 +475,21 @@ cdef void ev_reduce_columns(const Plan *p, int64_t first, int64_t last,
         if run.fold_from_start:
             for k in range(n):
                 memcpy(data[0] + k * titem, run.fold_start, titem)
-        for r in range(run.nred):
+        r = 0
+        while r < run.nred:             # tile_rows rows at a time (consecutive where > 1)
+            rows = min(run.tile_rows, run.nred - r)
             begin = (batch * run.nred + r) * run.ncols + c0
-            ev_walk(run, p, begin, begin + n, values - begin * item, scratch, flags)
-            if r == 0 and not run.fold_from_start:     # from each column's first value
-                run.fold_cast(values, item, data[0], titem, n)
-                continue
+            ev_walk(run, p, begin, begin + rows * n, values - begin * item, scratch, flags)
             if run.fold_widen != NULL:
-                run.fold_widen(values, item, widened, titem, n)
-                data[2] = widened
-            run.fold_loop(data, strides, n)
+                run.fold_widen(values, item, widened, titem, rows * n)
+            for j in range(rows):
+                if r + j == 0 and not run.fold_from_start:     # from each column's first value
+                    run.fold_cast(values, item, data[0], titem, n)
+                    continue
+                data[2] = (widened if run.fold_widen != NULL else values) + j * n * titem
+                run.fold_loop(data, strides, n)
             reduce_flags |= titer_take_fp_flags(FPE_MASK)
+            r += rows
     ev_merge_flags(run, flags)
     if reduce_flags:
         titer_ev_or_flags(&run.reduce_fpe, reduce_flags)
@@ -911,9 +916,17 @@ cdef class EvalPass:
         tile = (tile * titem + 63) // 64 * 64 // titem
         self.run.tile = tile
         self.run.ntiles = (ncols + tile - 1) // tile
+        # a tile of every column walks its rows, consecutive in the
+        # iteration, a tile's worth of values at a time (NOTE: [fused columns])
+        self.run.tile_rows = (max(_ev_column_tile_bytes // (ncols * prog.result_itemsize), 1)
+                              if tile >= ncols else 1)
+        if self.run.tile_rows > 1:
+            tile = ncols
+            self.run.tile = tile
         units = nbatch * self.run.ntiles
-        scratch = <size_t>(ev_registers_bytes(prog) + (tile * prog.result_itemsize + 63) // 64 * 64
-                           + tile * titem)
+        scratch = <size_t>(ev_registers_bytes(prog)
+                           + (self.run.tile_rows * tile * prog.result_itemsize + 63) // 64 * 64
+                           + self.run.tile_rows * tile * titem)
         try:
             with nogil:
                 titer_team_open(&team, nthreads, work_units(numel, _grain_size))
