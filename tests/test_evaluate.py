@@ -246,6 +246,92 @@ def test_matches_composed_on_threads_in_small_pieces(seed):
         assert_same(got, want, contiguous_leaves(env) or not has_op(tree, APPROX), 4)
 
 
+@settings(max_examples=100, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2 ** 32 - 1))
+def test_rows_packed_or_not_give_the_same_results(seed):
+    """NOTE: [packed rows]: the random cases (short rows, mostly) with rows
+    packed into blocks and with every row run on its own, on 2 threads in
+    small pieces: the same values, warnings and errors."""
+    tree, env = random_case(seed)
+    expr = render(tree)
+    old = titer.get_grain_size()
+    titer.set_grain_size(97)
+    outcomes = []
+    try:
+        with titer.num_threads(2):
+            for ratio in (0, 1 << 20):
+                old_ratio = titer._core._set_evaluate_pack_ratio(ratio)
+                try:
+                    outcomes.append(outcome(lambda: titer.evaluate(expr, env)))
+                finally:
+                    titer._core._set_evaluate_pack_ratio(old_ratio)
+    finally:
+        titer.set_grain_size(old)
+    (got, got_w, got_exc), (want, want_w, want_exc) = outcomes
+    assert got_exc == want_exc, expr
+    if want_exc is None:
+        assert got_w == want_w, expr
+        assert_same(got, want)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_short_rows_packed_into_blocks(threads):
+    """Leaves whose fastest dim is a few elements of a wide array (NOTE:
+    [packed rows]): rows of a few elements and of 128 bytes (copied
+    whole), many rows a block, rows cut by the threads' pieces,
+    a broadcast column and a broadcast row, a leaf read only through a
+    cast, out= of another dtype, a strided out=, 3-d slices, and the fused
+    reductions over them -- the composed calls' values, bits included."""
+    rng = np.random.default_rng(41)
+    wide = rng.standard_normal((3001, 64))
+    wide32 = rng.standard_normal((3001, 64)).astype(np.float32)
+    col = rng.standard_normal((3001, 1))
+    cube = rng.standard_normal((40, 50, 30))
+    env = dict(a=wide[:, :3], b=wide[:, 10:13], f=wide32[:, 5:8], c=col, r=wide[0, :3],
+               s=wide[::2, 1:6:2], t=cube[:, :, 1:3], u=cube[:, :, 10:12], g=wide[:, 8:24])
+    old = titer.get_grain_size()
+    titer.set_grain_size(1000)
+    try:
+        with titer.num_threads(threads):
+            for expr, composed in [
+                    ("a*b + 1", lambda e: titer_call("add", titer_call("multiply", e["a"],
+                                                                         e["b"]), 1)),
+                    ("a*c - r", lambda e: titer_call("subtract", titer_call(
+                        "multiply", e["a"], e["c"]), e["r"])),
+                    ("f*a + sin(f)", lambda e: titer_call("add", titer_call(
+                        "multiply", e["f"], e["a"]), titer_call("sin", e["f"]))),
+                    ("s*s + s", lambda e: titer_call("add", titer_call("multiply", e["s"],
+                                                                         e["s"]), e["s"])),
+                    ("t*u + t", lambda e: titer_call("add", titer_call("multiply", e["t"],
+                                                                         e["u"]), e["t"])),
+                    ("g*g - c", lambda e: titer_call("subtract", titer_call(
+                        "multiply", e["g"], e["g"]), e["c"]))]:
+                want = composed(env)
+                got = titer.evaluate(expr, env)
+                assert got.tobytes() == want.tobytes() and got.shape == want.shape, expr
+                out = np.full(want.shape, 7.0, np.float32)       # the last op's cast out
+                titer.evaluate(expr, env, out=out, casting="unsafe")
+                assert out.tobytes() == want.astype(np.float32).tobytes(), expr
+                big = np.full(want.shape[:-1] + (want.shape[-1] * 3,), 9.0)
+                strided = big[..., ::3]
+                titer.evaluate(expr, env, out=strided)
+                assert strided.tobytes() == want.tobytes(), expr
+                assert (big[..., 1::3] == 9.0).all(), expr
+            product = titer_call("multiply", env["a"], env["b"])
+            for kind, name in [("sum", "add"), ("max", "maximum")]:
+                for axis in (None, 1):
+                    got = titer.evaluate("%s(a*b, axis=%r)" % (kind, axis), env)
+                    want = titer.reduce(name, product, axis)
+                    assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), (kind, axis)
+            twelve = wide[:, 20:32]
+            got = titer.evaluate("sum(twelve*2, axis=0)", dict(twelve=twelve))
+            want = titer.reduce("add", titer_call("multiply", twelve, 2), 0)
+            assert got.tobytes() == want.tobytes()
+    finally:
+        titer.set_grain_size(old)
+
+
 @settings(max_examples=250, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2 ** 32 - 1))
