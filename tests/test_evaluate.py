@@ -332,6 +332,67 @@ def test_short_rows_packed_into_blocks(threads):
         titer.set_grain_size(old)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_operands_that_disagree_on_the_fastest_dim_run_in_tiles(threads):
+    """a.T with b, a transposed out=, channels-last with channels-first
+    (NOTE: [packed rows]: square tiles where the transposed operands' strides
+    alias, transposed leaves and outputs through the tile transposes): every
+    dtype width, edges that do not fill a tile,
+    a leaf read through a cast, the fused reductions -- bit for bit the
+    composed calls (and the same with tiles off)."""
+    from titer import _core
+    rng = np.random.default_rng(43)
+    env = {}
+    # rows and columns of a multiple of 2 KiB (where the tiles pay: ev_tiles_pay),
+    # less a few elements (tiles cut at the edges)
+    for name, dt, shape in [("f", np.float32, (1024, 512)), ("d", np.float64, (1024, 512)),
+                            ("z", np.complex128, (1024, 512)), ("h", np.float16, (1024, 1024)),
+                            ("i", np.int8, (2048, 2048)), ("q", np.bool_, (2048, 2048))]:
+        x = rng.standard_normal(shape) * 10
+        x = (x > 0) if dt is np.bool_ else x.astype(dt)
+        env[name] = x[:-3, :-5]
+        env[name + "T"] = np.asfortranarray(x)[:-3, :-5]        # same shape, F order
+    env["nchw"] = rng.standard_normal((3, 5, 70, 90)).astype(np.float32)
+    env["nhwc"] = np.ascontiguousarray(env["nchw"].transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
+    cases = [("fT*f + 1", lambda e: titer_call("add", titer_call("multiply", e["fT"], e["f"]), 1)),
+             ("dT*d - f", lambda e: titer_call("subtract", titer_call("multiply", e["dT"],
+                                                                        e["d"]), e["f"])),
+             ("fT*d", lambda e: titer_call("multiply", e["fT"], e["d"])),
+             ("hT + h*h", lambda e: titer_call("add", e["hT"], titer_call("multiply", e["h"],
+                                                                            e["h"]))),
+             ("zT*z + z", lambda e: titer_call("add", titer_call("multiply", e["zT"], e["z"]),
+                                               e["z"])),
+             ("iT + i*i", lambda e: titer_call("add", e["iT"], titer_call("multiply", e["i"],
+                                                                            e["i"]))),
+             ("qT & q | q", lambda e: titer_call("bitwise_or", titer_call("bitwise_and", e["qT"],
+                                                                            e["q"]), e["q"])),
+             ("nchw*nhwc + 1", lambda e: titer_call("add", titer_call("multiply", e["nchw"],
+                                                                        e["nhwc"]), 1))]
+    old = titer.get_grain_size()
+    titer.set_grain_size(5000)
+    try:
+        with titer.num_threads(threads):
+            for expr, composed in cases:
+                want = composed(env)
+                got = titer.evaluate(expr, env)
+                assert got.tobytes() == want.tobytes() and got.shape == want.shape, expr
+                out = np.full(want.shape[::-1], 3, want.dtype).T     # a transposed out=
+                titer.evaluate(expr, env, out=out)
+                assert np.array_equal(out, want), expr
+                old_ratio = _core._set_evaluate_pack_ratio(0)
+                try:
+                    assert titer.evaluate(expr, env).tobytes() == want.tobytes(), expr
+                finally:
+                    _core._set_evaluate_pack_ratio(old_ratio)
+            product = titer_call("multiply", env["dT"], env["d"])
+            for axis in (None, 0, 1):
+                got = titer.evaluate("sum(dT*d, axis=%r)" % (axis,), env)
+                want = titer.reduce("add", product, axis)
+                assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), axis
+    finally:
+        titer.set_grain_size(old)
+
+
 @settings(max_examples=250, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2 ** 32 - 1))

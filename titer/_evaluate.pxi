@@ -136,7 +136,8 @@ cdef struct EvProgram:
 cdef struct EvRun:
     const EvProgram *prog
     int leaf0                   # plan operand of leaf 0
-    bint pack                   # the rows are short: packed into blocks (NOTE: [packed rows])
+    bint pack                   # rows packed into blocks (NOTE: [packed rows])
+    int64_t pack_width          # > 0: dim 0 walked in pieces this long (tiles), else whole
     int64_t registers_bytes     # a thread's scratch before a reduction's values: the
                                 # registers, then the packed rows where pack
     bint own_output             # the output is plan operand 0 (else out_data/out_stride)
@@ -371,7 +372,32 @@ cdef void ev_row(const EvRun *run, char **leaf, const int64_t *leaf_stride, char
 # 13.0; 4 of 8: 152 -> 39.3 (55.5); 16 of 64: 20.6 -> 14.1 (23.4); 128 of
 # 1024: 4.86 -> 2.92 (3.75).  The slabs of sum(a*b, axis=(0, 2)) over a
 # (524288, 8, 2) array: 110 -> 71 (NumPy 94).
+# Operands that disagree on the fastest dim (a.T with b, channels-last with
+# channels-first: the plan's tiles) are packed the same way, a square tile
+# of _ev_tile_width after another, a band of rows at a time; a leaf or an
+# output contiguous along dim 1 goes through titer_transpose.  Per block
+# the old gathers read each element of a.T from its own line and page,
+# which costs where the lines alias (a stride of a multiple of 2 KiB) or
+# a row's pages outnumber the TLB's (more than 2048 of them); elsewhere the
+# lines stay in L2 for the rows after and the tiles' copies cost more
+# (1500^2 float64, one thread: 12.1 ms gathered, 16.4 in tiles), so only
+# those plans run in tiles (ev_tiles_pay).
+# a*b + 1 with a transposed (Emerald Rapids VM, ms, gathered per block ->
+# tiles of 32 / 64 / 128 / 256): 4096^2 float32, one thread 135 -> 78 / 68
+# / 63 / 57, two 73 -> 46 / 35 / 33 / 32; 2048^2 float64 31.4 -> 33.4 /
+# 31.3 / 17.0 / 25.1, two 14.3 -> 17.2 / 14.8 / 8.5 / 9.2; 1000^2 float64
+# 1.75 -> 2.50 / 2.43 / 1.80 / 1.94; 512^2 float32 0.47 -> 0.36 / 0.31 /
+# 0.26 / 0.27.
 cdef int64_t _ev_pack_ratio = 4
+cdef int64_t _ev_tile_width = 128
+
+
+def _set_evaluate_tile_width(int64_t n):
+    """Benchmarks: the side of the tiles of operands that disagree on the
+    fastest dim; returns the old value."""
+    global _ev_tile_width
+    old, _ev_tile_width = _ev_tile_width, n
+    return old
 
 
 def _set_evaluate_pack_ratio(int64_t n):
@@ -380,6 +406,21 @@ def _set_evaluate_pack_ratio(int64_t n):
     global _ev_pack_ratio
     old, _ev_pack_ratio = _ev_pack_ratio, n
     return old
+
+
+cdef bint ev_tiles_pay(const Plan *p) noexcept nogil:
+    """Whether the per-block gathers of an operand transposed in the plan's
+    tiles thrash (NOTE: [packed rows]): its dim-0 stride a multiple of 2 KiB
+    (every element of a block's gather in a few cache sets), or its dim-0
+    run across more pages than the TLB holds."""
+    cdef int i
+    cdef int64_t s
+    for i in range(p.ntensors):
+        if p.op[i].transposed:
+            s = p.op[i].stride[0] if p.op[i].stride[0] >= 0 else -p.op[i].stride[0]
+            if s % 2048 == 0 or (s >= 4096 and p.shape[0] > 2048):
+                return True
+    return False
 
 
 cdef void ev_packed_rows(const EvRun *run, const Plan *p, char **leaf, const int64_t *leaf_stride,
@@ -407,12 +448,47 @@ cdef void ev_packed_rows(const EvRun *run, const Plan *p, char **leaf, const int
                 continue
             packed[t] = scratch + prog.pack_leaf_at[t]
             packed_stride[t] = item
-            titer_ev_copy_2d(leaf[t] + first * s1, leaf_stride[t], s1, packed[t], item,
-                             n0 * item, item, n0, rows)
+            if s1 == item and leaf_stride[t] != item and leaf_stride[t] != 0:   # transposed
+                titer_transpose(packed[t], n0 * item, leaf[t] + first * s1, leaf_stride[t],
+                                n0, rows, <int>item)
+            else:
+                titer_ev_copy_2d(leaf[t] + first * s1, leaf_stride[t], s1, packed[t], item,
+                                 n0 * item, item, n0, rows)
         ev_row(run, packed, packed_stride, out_pack, out_item, rows * n0, scratch, flags)
-        titer_ev_copy_2d(out_pack, out_item, n0 * out_item, out + first * out_s1, out_s0,
-                         out_s1, out_item, n0, rows)
+        if out_s1 == out_item and out_s0 != out_item:
+            titer_transpose(out + first * out_s1, out_s0, out_pack, n0 * out_item, rows, n0,
+                            <int>out_item)
+        else:
+            titer_ev_copy_2d(out_pack, out_item, n0 * out_item, out + first * out_s1, out_s0,
+                             out_s1, out_item, n0, rows)
         first += rows
+
+
+cdef void ev_packed_tiles(const EvRun *run, const Plan *p, char **leaf,
+                          const int64_t *leaf_stride, char *out, int64_t out_s0, int64_t out_s1,
+                          int64_t n0, int64_t nrows, char *scratch, int *flags) noexcept nogil:
+    """ev_packed_rows over tiles of run.pack_width square, a band of rows
+    after another (operands that disagree on the fastest dim: NOTE [packed
+    rows]), or over the whole rows."""
+    cdef char *shifted[MAX_OPERANDS]
+    cdef int64_t width = run.pack_width, i0, j0, n, rows
+    cdef int t
+    if width <= 0:
+        ev_packed_rows(run, p, leaf, leaf_stride, out, out_s0, out_s1, n0, nrows, scratch, flags)
+        return
+    j0 = 0
+    while j0 < nrows:
+        rows = min(width, nrows - j0)
+        i0 = 0
+        while i0 < n0:
+            n = min(width, n0 - i0)
+            for t in range(run.prog.nleaves):
+                shifted[t] = (leaf[t] + i0 * leaf_stride[t]
+                              + j0 * p.op[run.leaf0 + t].stride[1])
+            ev_packed_rows(run, p, shifted, leaf_stride, out + i0 * out_s0 + j0 * out_s1,
+                           out_s0, out_s1, n, rows, scratch, flags)
+            i0 += n
+        j0 += rows
 
 
 cdef void ev_walk(const EvRun *run, const Plan *p, int64_t begin, int64_t end, char *out_data,
@@ -451,8 +527,8 @@ cdef void ev_walk(const EvRun *run, const Plan *p, int64_t begin, int64_t end, c
             for d in range(p.ndim):
                 leaf[t] += counter.values[d] * p.op[run.leaf0 + t].stride[d]
         if run.pack:
-            ev_packed_rows(run, p, leaf, leaf_stride, out, out_s0, out_s1, step[0], step[1],
-                           scratch, flags)
+            ev_packed_tiles(run, p, leaf, leaf_stride, out, out_s0, out_s1, step[0], step[1],
+                            scratch, flags)
         else:
             for j in range(step[1]):
                 ev_row(run, leaf, leaf_stride, out, out_s0, step[0], scratch, flags)
@@ -807,10 +883,16 @@ cdef class EvalPass:
             self.arrays = st.arrays         # an overlapping leaf replaced by its copy
             if not linear and st.arrays is arrays and not st.copied_inputs:
                 cache_store(program.cache, codes[0], arrays, &self.plan)
-        self.plan.tile = 0                  # leaves are gathered per block instead
+        # operands that disagree on the fastest dim: dims 0 and 1 in tiles
+        # of the plan's width, packed (NOTE: [packed rows]); else leaves
+        # are gathered per block
+        self.run.pack_width = (_ev_tile_width if _ev_pack_ratio > 0 and self.plan.tile
+                               and ev_tiles_pay(&self.plan) else 0)
+        self.plan.tile = 0
         self.plan.stream_output = False
-        self.run.pack = (_ev_pack_ratio > 0 and self.plan.ndim >= 2
-                         and self.plan.shape[0] * _ev_pack_ratio <= prog.block)
+        self.run.pack = self.run.pack_width > 0 or (
+            _ev_pack_ratio > 0 and self.plan.ndim >= 2
+            and self.plan.shape[0] * _ev_pack_ratio <= prog.block)
         self.run.registers_bytes = ((prog.scratch_bytes + 63) // 64 * 64
                                     + (prog.pack_bytes if self.run.pack else 0))
         self.plan.user_ctx = &self.run
