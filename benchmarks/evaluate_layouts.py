@@ -10,12 +10,12 @@ process, each the best of --rounds rounds of 2 calls, 1 and 2 threads:
 
     python benchmarks/evaluate_layouts.py [--rounds R] [--markdown]
 """
-import argparse
 import timeit
 
 import numpy as np
 
 import titer
+from table import print_table, run_with_rounds
 from titer import _core
 
 
@@ -66,19 +66,8 @@ def main(rounds, markdown):
             "packed x NumPy"]
     lines = [[label, expr, str(th), "%.2f" % a, "%.2f" % b, "%.2f" % c, "%.2f" % (c / b)]
              for label, expr, th, a, b, c in rows]
-    if markdown:
-        print("| " + " | ".join(head) + " |")
-        print("| " + " | ".join(["---"] * 3 + ["---:"] * (len(head) - 3)) + " |")
-        for line in lines:
-            print("| " + " | ".join(line) + " |")
-    else:
-        for line in lines:
-            print("  ".join(line))
+    print_table(head, lines, markdown)
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--markdown", action="store_true")
-    args = parser.parse_args()
-    main(args.rounds, args.markdown)
+    run_with_rounds(main, __doc__, 3)

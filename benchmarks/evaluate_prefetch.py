@@ -10,12 +10,12 @@ on 1 and 2 threads:
 One-step programs (a*b) and the fused reductions do not prefetch; a*b is
 timed as the control (its rows should not move).
 """
-import argparse
 import timeit
 
 import numpy as np
 
 import titer
+from table import print_table, run_with_rounds
 from titer import _core
 
 EXPRESSIONS = ["2*a + 3*b", "a*b + c*d", "sqrt(a**2 + b**2)", "exp(-a**2/2) / sqrt(2*pi)",
@@ -53,20 +53,8 @@ def main(rounds, markdown, n=1 << 24):
     for dtype, threads, expr, times in rows:
         lines.append([dtype, str(threads), "`%s`" % expr] + ["%.2f" % t for t in times]
                      + ["%.2f" % (times[0] / times[2])])
-    if markdown:
-        print("| " + " | ".join(head) + " |")
-        print("| " + " | ".join(["---"] * 3 + ["---:"] * (len(head) - 3)) + " |")
-        for line in lines:
-            print("| " + " | ".join(line) + " |")
-    else:
-        print("  ".join(head))
-        for line in lines:
-            print("  ".join(line))
+    print_table(head, lines, markdown)
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--markdown", action="store_true")
-    args = parser.parse_args()
-    main(args.rounds, args.markdown)
+    run_with_rounds(main, __doc__, 5)
