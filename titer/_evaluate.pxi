@@ -126,10 +126,10 @@ cdef struct EvProgram:
     int leaf_reg[MAX_OPERANDS]  # a strided leaf is gathered here (-1: read through casts only)
     titer_cast_fn leaf_gather[MAX_OPERANDS]
     int64_t reg_offset[EV_MAX_REGS]     # bytes per element before register r
-    int64_t scratch_bytes
-    int64_t pack_leaf_at[MAX_OPERANDS]  # bytes after the registers to a leaf's packed rows
-    int64_t pack_out_at         # ... to the packed output (NOTE: [packed rows])
-    int64_t pack_bytes          # all of them
+    int64_t scratch_bytes       # a thread's registers, 64-byte multiple
+    int64_t pack_leaf_at[MAX_OPERANDS]  # bytes into a thread's scratch to a leaf's packed
+    int64_t pack_out_at         # rows, to the packed output (NOTE: [packed rows]),
+    int64_t packed_scratch_bytes    # and to their end
     int result_itemsize
     titer_cast_fn result_copy   # the result dtype's identity cast (a broadcast row)
 
@@ -448,14 +448,14 @@ cdef void ev_packed_rows(const EvRun *run, const Plan *p, char **leaf, const int
                 continue
             packed[t] = scratch + prog.pack_leaf_at[t]
             packed_stride[t] = item
-            if s1 == item and leaf_stride[t] != item and leaf_stride[t] != 0:   # transposed
+            if p.op[run.leaf0 + t].transposed:     # contiguous along dim 1 (plan_cache_blocking)
                 titer_transpose(packed[t], n0 * item, leaf[t] + first * s1, leaf_stride[t],
                                 n0, rows, <int>item)
             else:
                 titer_ev_copy_2d(leaf[t] + first * s1, leaf_stride[t], s1, packed[t], item,
                                  n0 * item, item, n0, rows)
         ev_row(run, packed, packed_stride, out_pack, out_item, rows * n0, scratch, flags)
-        if out_s1 == out_item and out_s0 != out_item:
+        if run.own_output and p.op[0].transposed:
             titer_transpose(out + first * out_s1, out_s0, out_pack, n0 * out_item, rows, n0,
                             <int>out_item)
         else:
@@ -495,8 +495,8 @@ cdef void ev_walk(const EvRun *run, const Plan *p, int64_t begin, int64_t end, c
                   char *scratch, int *flags) noexcept nogil:
     """Linear range [begin, end) of the plan: the DimCounter walk of
     serial_for_each, one ev_row per row, the output at out_data (dims
-    run.out_stride); `scratch` is this thread's registers
-    (prog.scratch_bytes, taken by run_pieces_staged before any thread
+    run.out_stride); `scratch` is this thread's registers and packed rows
+    (run.registers_bytes, taken by run_pieces_staged before any thread
     writes)."""
     cdef const EvProgram *prog = run.prog
     cdef char *leaf[MAX_OPERANDS]
@@ -741,14 +741,14 @@ cdef class EvalProgram:
         per_element = max(offset, 1)
         prog.block = _ev_scratch_bytes // per_element // 64 * 64
         prog.block = min(max(prog.block, <int64_t>EV_MIN_BLOCK), <int64_t>EV_MAX_BLOCK)
-        prog.scratch_bytes = max(per_element * prog.block, <int64_t>64)
+        prog.scratch_bytes = (max(per_element * prog.block, <int64_t>64) + 63) // 64 * 64
         self.block = prog.block
-        offset = (prog.scratch_bytes + 63) // 64 * 64
+        offset = prog.scratch_bytes
         for t, dt in enumerate(program.leaf_dtypes):
             prog.pack_leaf_at[t] = offset
             offset += (prog.block * dt.itemsize + 63) // 64 * 64
         prog.pack_out_at = offset
-        prog.pack_bytes = offset + prog.block * 16 - (prog.scratch_bytes + 63) // 64 * 64
+        prog.packed_scratch_bytes = offset + prog.block * 16     # (any dtype of out=)
         for t, dt in enumerate(program.leaf_dtypes):
             code = dtype_code(dt)
             prog.leaf_itemsize[t] = dt.itemsize
@@ -893,8 +893,8 @@ cdef class EvalPass:
         self.run.pack = self.run.pack_width > 0 or (
             _ev_pack_ratio > 0 and self.plan.ndim >= 2
             and self.plan.shape[0] * _ev_pack_ratio <= prog.block)
-        self.run.registers_bytes = ((prog.scratch_bytes + 63) // 64 * 64
-                                    + (prog.pack_bytes if self.run.pack else 0))
+        self.run.registers_bytes = (prog.packed_scratch_bytes if self.run.pack
+                                    else prog.scratch_bytes)
         self.plan.user_ctx = &self.run
         leaf_bytes = 0
         for i in range(n):
