@@ -598,42 +598,53 @@ static inline int titer_half_through_float(titer_loop1d float_loop, int nin, int
 
 /* NOTE [float16 in registers]: at AVX-512, a unary float16 op whose float32
  * loop runs a 16-lane form (TITER_VEC_LOOP_F16) can take contiguous calls
- * sixteen halves a turn in registers: widened by vcvtph2ps, the form where
- * every lane is in its range, rounded by vcvtps2ph with NumPy's underflow
- * (NOTE [F16C blocks]); a vector with a lane out of the form's range, and
- * the last few, go through titer_half_through_float with the next 255 (one
- * vector at a time, 2^20 float16 NaNs took 6.3 ms against 0.5 in blocks).
- * Each element gets the float32 loop's bits and flags rounded (the form is
- * that loop's, lane by lane, and its twin's), as the blocks through float
- * give and the table memoizes, without the blocks' passes over buffers or
- * the table's gathers.  Where the form is cheap that is the faster:
- * _codegen._HALF_IN_REGISTERS says which (one thread, 2^20 float16 exp2 on
- * Zen 4, where a gather costs 0.38 ns an element: 0.26 ms, against 0.29-0.40
- * by the table; NumPy 0.20).  The loop that expands it has the forms' FMA
- * target (TITER_FAST_FMA) and returns 1 where it ran. */
+ * in registers: halves widened by vcvtph2ps, the form, rounded by
+ * vcvtps2ph, two vectors a turn.  That runs where every lane is in the
+ * form's half range (FORM16_half_ok): inside the form's own range, and
+ * where the result's half is normal or overflows, so that vcvtps2ph raises
+ * what NumPy's rounding raises with no underflow test (NOTE [F16C blocks];
+ * the test cost a quarter of the loop).  A vector with a lane out of that
+ * range, and the last few, go through titer_half_through_float with the
+ * next 255 (one vector at a time, 2^20 float16 NaNs took 6.3 ms against
+ * 0.5 in blocks).  Each element gets the float32 loop's bits and flags
+ * rounded (the form is that loop's, lane by lane, and its twin's), as the
+ * blocks through float give and the table memoizes, without the blocks'
+ * passes over buffers or the table's gathers.  Where the form is cheap that
+ * is the faster: _codegen._HALF_IN_REGISTERS says which (one thread, 2^20
+ * float16 exp2 on Zen 4, where a gather costs 0.38 ns an element: 0.26 ms,
+ * against 0.29-0.40 by the table; NumPy 0.20).  The loop that expands it
+ * has the forms' FMA target (TITER_FAST_FMA) and returns 1 where it ran. */
 #if defined(__AVX512F__) && defined(__F16C__)
-#define TITER_HALF_VEC_F16(VOK16, VFAST16, FLOAT_LOOP)                           \
+#define TITER_HALVES16(p) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p)))
+#define TITER_STORE_HALVES16(p, v) \
+    _mm256_storeu_si256((__m256i *)(p), _mm512_cvtps_ph((__m512)(v), _MM_FROUND_TO_NEAREST_INT))
+#define TITER_HALF_VEC_F16(HALF_OK16, VFAST16, FLOAT_LOOP)                       \
     if (strides[0] != (int64_t)sizeof(titer_half) || strides[1] != (int64_t)sizeof(titer_half)) \
         return 0;                                                                \
     titer_half *out = (titer_half *)data[0];                                     \
     const titer_half *in = (const titer_half *)data[1];                          \
-    __mmask16 near = 0;                                                          \
     int64_t i = 0;                                                               \
     while (i < n) {                                                              \
+        for (; i + 32 <= n; i += 32) {  /* both loaded first: out may be in */   \
+            __m512 x = TITER_HALVES16(in + i), y = TITER_HALVES16(in + i + 16);  \
+            if (__builtin_expect((HALF_OK16((titer_v16f)x) & HALF_OK16((titer_v16f)y)) \
+                                 != 0xffff, 0)) break;                           \
+            TITER_STORE_HALVES16(out + i, VFAST16((titer_v16f)x));               \
+            TITER_STORE_HALVES16(out + i + 16, VFAST16((titer_v16f)y));          \
+        }                                                                        \
         for (; i + 16 <= n; i += 16) {                                           \
-            __m512 x = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(in + i))); \
-            if (__builtin_expect(VOK16((titer_v16f)x) != 0xffff, 0)) break;       \
-            near |= titer_round_to_halves16((__m512)VFAST16((titer_v16f)x), out + i); \
+            __m512 x = TITER_HALVES16(in + i);                                   \
+            if (__builtin_expect(HALF_OK16((titer_v16f)x) != 0xffff, 0)) break;  \
+            TITER_STORE_HALVES16(out + i, VFAST16((titer_v16f)x));               \
         }                                                                        \
         if (i == n) break;                                                       \
-        /* a vector out of the form's range, or the last few: the float32    \
-           loop's other paths over them and the next, in one block */        \
+        /* a vector out of the form's half range, or the last few: the       \
+           float32 loop's other paths over them and the next, in one block */ \
         int64_t m = n - i < TITER_HALF_BLOCK / 4 ? n - i : TITER_HALF_BLOCK / 4; \
         titer_half_through_float(FLOAT_LOOP, 1, 1, (char *[2]){(char *)(out + i), \
                                  (char *)(in + i)}, strides, m);                 \
         i += m;                                                                  \
     }                                                                            \
-    if (near) titer_raise_half_underflow();                                      \
     return 1;
 #endif
 
