@@ -4,9 +4,12 @@ on the fastest dim (issue 26, NOTE: [packed rows] in titer/_evaluate.pxi):
 transposed (square arrays: sides of powers of two, whose column gathers
 alias, 3000 float64, whose columns cross more pages than the TLB holds,
 both run in tiles, and 1500 float64, which is not), against NumPy, with
-rows packed into blocks and tiles (titer's choice) and with every row run
-on its own (`_core._set_evaluate_pack_ratio(0)`), interleaved in one
-process, each the best of --rounds rounds of 2 calls, 1 and 2 threads:
+rows packed into blocks and tiles (titer's choice: where tiles pay, tiles
+whose rows run in place, NOTE: [tile rows in place]), with those tiles
+packed (`_core._set_evaluate_tiles_in_place(0)`, the transposed cases)
+and with every row run on its own (`_core._set_evaluate_pack_ratio(0)`),
+interleaved in one process, each the best of --rounds rounds of 2 calls, 1
+and 2 threads:
 
     python benchmarks/evaluate_layouts.py [--rounds R] [--markdown]
 """
@@ -27,8 +30,8 @@ def cases(rng):
         env = {k: v[:, :width] for k, v in wide.items()}
         out.append(("float32 %d of %d columns" % (width, cols), "a*b + 1", env,
                     lambda e: e["a"] * e["b"] + 1))
-    for n, dtype in ((4096, np.float32), (2048, np.float64), (3000, np.float64),
-                     (1500, np.float64)):
+    for n, dtype in ((4096, np.float32), (2500, np.float32), (2048, np.float64),
+                     (3000, np.float64), (1500, np.float64)):
         env = {"a": rng.random((n, n)).astype(dtype).T, "b": rng.random((n, n)).astype(dtype)}
         out.append(("%s %d^2, a transposed" % (np.dtype(dtype).name, n), "a*b + 1", env,
                     lambda e: e["a"] * e["b"] + 1))
@@ -50,22 +53,28 @@ def main(rounds, markdown):
             times = {}
             with titer.num_threads(threads):
                 for _ in range(rounds):
-                    for ratio in (0, None):
-                        old = _core._set_evaluate_pack_ratio(0)
-                        _core._set_evaluate_pack_ratio(old if ratio is None else ratio)
+                    # (pack ratio, tile mode): rows one by one, packed tiles, titer's
+                    for variant in ((0, None), (None, 0), (None, None)):
+                        old_ratio = _core._set_evaluate_pack_ratio(0)
+                        old_mode = _core._set_evaluate_tiles_in_place(0)
+                        _core._set_evaluate_pack_ratio(
+                            old_ratio if variant[0] is None else variant[0])
+                        _core._set_evaluate_tiles_in_place(
+                            *(old_mode if variant[1] is None else (variant[1], old_mode[1])))
                         try:
                             t = best(lambda: titer.evaluate(expr, env), 1)
                         finally:
-                            _core._set_evaluate_pack_ratio(old)
-                        times[ratio] = min(times.get(ratio, t), t)
+                            _core._set_evaluate_pack_ratio(old_ratio)
+                            _core._set_evaluate_tiles_in_place(*old_mode)
+                        times[variant] = min(times.get(variant, t), t)
                     t = best(lambda: numpy_call(env), 1)
                     times["numpy"] = min(times.get("numpy", t), t)
-            rows.append((label, "`%s`" % expr, threads, times[0] * 1e3, times[None] * 1e3,
-                         times["numpy"] * 1e3))
-    head = ["case", "expression", "threads", "rows one by one ms", "packed ms", "NumPy ms",
-            "packed x NumPy"]
-    lines = [[label, expr, str(th), "%.2f" % a, "%.2f" % b, "%.2f" % c, "%.2f" % (c / b)]
-             for label, expr, th, a, b, c in rows]
+            rows.append((label, "`%s`" % expr, threads, times[0, None] * 1e3,
+                         times[None, 0] * 1e3, times[None, None] * 1e3, times["numpy"] * 1e3))
+    head = ["case", "expression", "threads", "rows one by one ms", "packed tiles ms",
+            "titer ms", "NumPy ms", "titer x NumPy"]
+    lines = [[label, expr, str(th), "%.2f" % a, "%.2f" % b, "%.2f" % c, "%.2f" % d,
+              "%.2f" % (d / c)] for label, expr, th, a, b, c, d in rows]
     print_table(head, lines, markdown)
 
 

@@ -336,10 +336,12 @@ def test_short_rows_packed_into_blocks(threads):
 def test_operands_that_disagree_on_the_fastest_dim_run_in_tiles(threads):
     """a.T with b, a transposed out=, channels-last with channels-first
     (NOTE: [packed rows]: square tiles where the transposed operands' strides
-    alias, transposed leaves and outputs through the tile transposes): every
-    dtype width, edges that do not fill a tile,
-    a leaf read through a cast, the fused reductions -- bit for bit the
-    composed calls (and the same with tiles off)."""
+    alias, transposed leaves and outputs through the tile transposes; NOTE:
+    [tile rows in place]: the straight operands read and written where they
+    are, wherever operands disagree): every dtype width, edges that do not
+    fill a tile, strides that do not alias, a leaf read through a cast, an
+    out= of another dtype, the fused reductions -- bit for bit the composed
+    calls, in every tile mode and with tiles off."""
     from titer import _core
     rng = np.random.default_rng(43)
     env = {}
@@ -352,6 +354,8 @@ def test_operands_that_disagree_on_the_fastest_dim_run_in_tiles(threads):
         x = (x > 0) if dt is np.bool_ else x.astype(dt)
         env[name] = x[:-3, :-5]
         env[name + "T"] = np.asfortranarray(x)[:-3, :-5]        # same shape, F order
+    x = rng.standard_normal((203, 157))                 # rows of 1256 bytes: no aliasing
+    env["g"], env["gT"] = x[:-3, :-5], np.asfortranarray(x)[:-3, :-5]
     env["nchw"] = rng.standard_normal((3, 5, 70, 90)).astype(np.float32)
     env["nhwc"] = np.ascontiguousarray(env["nchw"].transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
     cases = [("fT*f + 1", lambda e: titer_call("add", titer_call("multiply", e["fT"], e["f"]), 1)),
@@ -366,19 +370,34 @@ def test_operands_that_disagree_on_the_fastest_dim_run_in_tiles(threads):
                                                                             e["i"]))),
              ("qT & q | q", lambda e: titer_call("bitwise_or", titer_call("bitwise_and", e["qT"],
                                                                             e["q"]), e["q"])),
+             ("gT*g + 1", lambda e: titer_call("add", titer_call("multiply", e["gT"], e["g"]),
+                                               1)),
              ("nchw*nhwc + 1", lambda e: titer_call("add", titer_call("multiply", e["nchw"],
                                                                         e["nhwc"]), 1))]
+    # (mode, row bytes): in place wherever operands disagree, titer's choice
+    # (in place where packed tiles pay), packed only, and rows of 16 elements
+    # (tile edges everywhere)
+    modes = [(1, 1024), (2, 1024), (0, 1024), (1, 64)]
     old = titer.get_grain_size()
     titer.set_grain_size(5000)
     try:
         with titer.num_threads(threads):
             for expr, composed in cases:
                 want = composed(env)
-                got = titer.evaluate(expr, env)
-                assert got.tobytes() == want.tobytes() and got.shape == want.shape, expr
-                out = np.full(want.shape[::-1], 3, want.dtype).T     # a transposed out=
-                titer.evaluate(expr, env, out=out)
-                assert np.array_equal(out, want), expr
+                for mode in modes:
+                    old_mode = _core._set_evaluate_tiles_in_place(*mode)
+                    try:
+                        got = titer.evaluate(expr, env)
+                        assert got.tobytes() == want.tobytes() and got.shape == want.shape, \
+                            (expr, mode)
+                        out = np.full(want.shape[::-1], 3, want.dtype).T  # a transposed out=
+                        titer.evaluate(expr, env, out=out)
+                        assert np.array_equal(out, want), (expr, mode)
+                        wide = np.full(want.shape, 3, np.complex128)  # out= of another dtype
+                        titer.evaluate(expr, env, out=wide, casting="unsafe")
+                        assert np.array_equal(wide, want.astype(np.complex128)), (expr, mode)
+                    finally:
+                        _core._set_evaluate_tiles_in_place(*old_mode)
                 old_ratio = _core._set_evaluate_pack_ratio(0)
                 try:
                     assert titer.evaluate(expr, env).tobytes() == want.tobytes(), expr

@@ -138,6 +138,7 @@ cdef struct EvRun:
     int leaf0                   # plan operand of leaf 0
     bint pack                   # rows packed into blocks (NOTE: [packed rows])
     int64_t pack_width          # > 0: dim 0 walked in pieces this long (tiles), else whole
+    bint tile_rows_in_place     # tiles: only the transposed leaves packed, rows run in place
     int64_t registers_bytes     # a thread's scratch before a reduction's values: the
                                 # registers, then the packed rows where pack
     bint own_output             # the output is plan operand 0 (else out_data/out_stride)
@@ -381,15 +382,39 @@ cdef void ev_row(const EvRun *run, char **leaf, const int64_t *leaf_stride, char
 # a row's pages outnumber the TLB's (more than 2048 of them); elsewhere the
 # lines stay in L2 for the rows after and the tiles' copies cost more
 # (1500^2 float64, one thread: 12.1 ms gathered, 16.4 in tiles), so only
-# those plans run in tiles (ev_tiles_pay).
-# a*b + 1 with a transposed (Emerald Rapids VM, ms, gathered per block ->
-# tiles of 32 / 64 / 128 / 256): 4096^2 float32, one thread 135 -> 78 / 68
-# / 63 / 57, two 73 -> 46 / 35 / 33 / 32; 2048^2 float64 31.4 -> 33.4 /
-# 31.3 / 17.0 / 25.1, two 14.3 -> 17.2 / 14.8 / 8.5 / 9.2; 1000^2 float64
-# 1.75 -> 2.50 / 2.43 / 1.80 / 1.94; 512^2 float32 0.47 -> 0.36 / 0.31 /
-# 0.26 / 0.27.
+# those plans run packed tiles (ev_tiles_pay).
+# NOTE: [tile rows in place] Where the output agrees with the iteration
+# (not transposed), only the transposed leaves need the copy: a tile's rows
+# run one by one (ev_tile_rows_in_place), the straight leaves read and the
+# output written where they are, the transposed leaves' rows transposed
+# into their buffers a band at a time.  The tiles' rows are 1 KiB of the
+# widest operand: shorter ones spend a row's overhead on too few elements,
+# longer ones make bands of too few rows (the transposes read part lines).
+# a*b + 1 with a transposed into a C-order out= (Emerald Rapids VM, one
+# thread, packed tiles against these, median of 25 calls interleaved one
+# by one): 4096^2 float32 1.89x faster, 2500^2 float32 1.57x, 3000^2
+# float64 1.13x, 2048^2 float64 0.97x (best of ten in a row: 14.9 -> 12.2
+# ms).  Where the packed tiles do not pay either, the gathers stay: 1500^2
+# float64 ran 5.1 -> 3.7 ms in rows of repeated calls, but 16% slower
+# interleaved with other calls (its bands of b and out, 1 KiB of 128 rows
+# each, are short streams from L3 where the gathers read whole rows), so
+# _ev_tiles_in_place is 2.
 cdef int64_t _ev_pack_ratio = 4
 cdef int64_t _ev_tile_width = 128
+cdef int _ev_tiles_in_place = 2
+cdef int64_t _ev_tile_row_bytes = 1024
+
+
+def _set_evaluate_tiles_in_place(int mode, int64_t row_bytes=1024):
+    """Benchmarks and tests: where operands disagree on the fastest dim and
+    the output does not, 1: tiles whose rows run in place (NOTE: [tile rows
+    in place]), `row_bytes` of the widest operand long; 2 (titer's
+    choice): those tiles only where packed tiles pay (ev_tiles_pay); 0:
+    packed tiles only, where they pay.  Returns the old (mode, row_bytes)."""
+    global _ev_tiles_in_place, _ev_tile_row_bytes
+    old = (_ev_tiles_in_place, _ev_tile_row_bytes)
+    _ev_tiles_in_place, _ev_tile_row_bytes = mode, row_bytes
+    return old
 
 
 def _set_evaluate_tile_width(int64_t n):
@@ -464,6 +489,41 @@ cdef void ev_packed_rows(const EvRun *run, const Plan *p, char **leaf, const int
         first += rows
 
 
+cdef void ev_tile_rows_in_place(const EvRun *run, const Plan *p, char **leaf,
+                                const int64_t *leaf_stride, char *out, int64_t out_s0,
+                                int64_t out_s1, int64_t n0, int64_t nrows, char *scratch,
+                                int *flags) noexcept nogil:
+    """A tile's `nrows` rows of `n0` elements one by one, the straight
+    leaves and the output where they are; the transposed leaves' rows
+    transposed first, as many at a time as fill a block (NOTE: [packed
+    rows])."""
+    cdef const EvProgram *prog = run.prog
+    cdef char *row_leaf[MAX_OPERANDS]
+    cdef int64_t row_stride[MAX_OPERANDS]
+    cdef int64_t per = max(prog.block // n0, 1), first, rows, j, item
+    cdef int t
+    first = 0
+    while first < nrows:
+        rows = min(per, nrows - first)
+        for t in range(prog.nleaves):
+            if p.op[run.leaf0 + t].transposed:      # contiguous along dim 1
+                item = prog.leaf_itemsize[t]
+                titer_transpose(scratch + prog.pack_leaf_at[t], n0 * item,
+                                leaf[t] + first * p.op[run.leaf0 + t].stride[1],
+                                leaf_stride[t], n0, rows, <int>item)
+        for j in range(first, first + rows):
+            for t in range(prog.nleaves):
+                if p.op[run.leaf0 + t].transposed:
+                    item = prog.leaf_itemsize[t]
+                    row_leaf[t] = scratch + prog.pack_leaf_at[t] + (j - first) * n0 * item
+                    row_stride[t] = item
+                else:
+                    row_leaf[t] = leaf[t] + j * p.op[run.leaf0 + t].stride[1]
+                    row_stride[t] = leaf_stride[t]
+            ev_row(run, row_leaf, row_stride, out + j * out_s1, out_s0, n0, scratch, flags)
+        first += rows
+
+
 cdef void ev_packed_tiles(const EvRun *run, const Plan *p, char **leaf,
                           const int64_t *leaf_stride, char *out, int64_t out_s0, int64_t out_s1,
                           int64_t n0, int64_t nrows, char *scratch, int *flags) noexcept nogil:
@@ -485,8 +545,13 @@ cdef void ev_packed_tiles(const EvRun *run, const Plan *p, char **leaf,
             for t in range(run.prog.nleaves):
                 shifted[t] = (leaf[t] + i0 * leaf_stride[t]
                               + j0 * p.op[run.leaf0 + t].stride[1])
-            ev_packed_rows(run, p, shifted, leaf_stride, out + i0 * out_s0 + j0 * out_s1,
-                           out_s0, out_s1, n, rows, scratch, flags)
+            if run.tile_rows_in_place:
+                ev_tile_rows_in_place(run, p, shifted, leaf_stride,
+                                      out + i0 * out_s0 + j0 * out_s1, out_s0, out_s1, n, rows,
+                                      scratch, flags)
+            else:
+                ev_packed_rows(run, p, shifted, leaf_stride, out + i0 * out_s0 + j0 * out_s1,
+                               out_s0, out_s1, n, rows, scratch, flags)
             i0 += n
         j0 += rows
 
@@ -837,6 +902,8 @@ cdef class EvalPass:
         when its loop dtype cannot hold it) or a NumPy scalar / 0-d array."""
         cdef BuildState st
         cdef BuildFlags flags
+        cdef bint in_place
+        cdef int64_t widest
         cdef int i, k, n = len(leaves)
         cdef int64_t leaf_bytes
         cdef int codes[MAX_OPERANDS]
@@ -884,10 +951,20 @@ cdef class EvalPass:
             if not linear and st.arrays is arrays and not st.copied_inputs:
                 cache_store(program.cache, codes[0], arrays, &self.plan)
         # operands that disagree on the fastest dim: dims 0 and 1 in tiles
-        # of the plan's width, packed (NOTE: [packed rows]); else leaves
-        # are gathered per block
-        self.run.pack_width = (_ev_tile_width if _ev_pack_ratio > 0 and self.plan.tile
-                               and ev_tiles_pay(&self.plan) else 0)
+        # of the plan's width, packed (NOTE: [packed rows]), or their rows
+        # in place where the output agrees with the iteration (NOTE: [tile
+        # rows in place]); else leaves are gathered per block
+        in_place = (_ev_tiles_in_place > 0 and _ev_pack_ratio > 0 and not linear
+                    and self.plan.tile and not self.plan.op[0].transposed)
+        if in_place and (_ev_tiles_in_place == 1 or ev_tiles_pay(&self.plan)):
+            widest = prog.result_itemsize
+            for i in range(self.plan.ntensors):
+                widest = max(widest, self.plan.op[i].itemsize)
+            # a band of a transposed leaf is at most a block (its buffer)
+            self.run.pack_width = min(max(_ev_tile_row_bytes // widest, 16), prog.block)
+            self.run.tile_rows_in_place = True
+        elif _ev_pack_ratio > 0 and self.plan.tile and ev_tiles_pay(&self.plan):
+            self.run.pack_width = _ev_tile_width
         self.plan.tile = 0
         self.plan.stream_output = False
         self.run.pack = self.run.pack_width > 0 or (
