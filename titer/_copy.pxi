@@ -170,12 +170,12 @@ def copy(dst, src, casting="same_kind"):
                    if _frontend.copy_discards_imaginary(s.dtype, d.dtype) else COPY_ALLOWED)
         if slot >= 0:
             verdicts[slot] = verdict
+    if verdict == COPY_ALLOWED_DISCARDING_IMAGINARY:
+        _frontend.warn_discarded_imaginary(stacklevel=1)   # an empty dst too, as NumPy
     if s is d or _same_data(s, d) or cnp.PyArray_SIZE(<cnp.ndarray>d) == 0:
         return dst
     if arrays_may_overlap(d, s):
         s = _clone(s)          # as if src were copied first (NumPy's rule)
-    if verdict == COPY_ALLOWED_DISCARDING_IMAGINARY:
-        _frontend.warn_discarded_imaginary(stacklevel=1)
     bits = copy_into(d, s)
     if bits:
         _report_fpe(fpe_bits(bits), "cast")
