@@ -185,6 +185,69 @@ def test_broadcast_of_src_into_dst_is_numpys(dst_shape):
             np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("src_char", list(CHARS))
+def test_fills_from_one_value_are_numpys(src_char):
+    """NOTE [broadcast fills]: a 0-d source, a NumPy scalar and a column
+    broadcast along the fastest dim fill dst with NumPy's value and
+    warnings, for every dtype pair and special value, the vector body and
+    the misaligned head both; an empty dst warns of nothing."""
+    for value in special_values(src_char)[:12:]:
+        for dst_char in CHARS:
+            finite_to_int = True
+            if np.dtype(dst_char).kind in "iub" and np.dtype(src_char).kind in "fc":
+                real = np.float64(np.real(value))
+                info = np.iinfo(dst_char) if np.dtype(dst_char).kind != "b" else None
+                # NaN, inf and out of range to an integer: undefined in C
+                finite_to_int = bool(np.isfinite(real)) and (
+                    info is None or info.min <= real <= info.max)
+            column = np.full((3, 1), value, src_char)
+            for label, src, shape in [("0-d", np.array(value, src_char), (1003,)),
+                                      ("scalar", np.array(value, src_char)[()], (5, 77)),
+                                      ("column", column, (3, 301)),
+                                      ("empty", np.array(value, src_char), (0,))]:
+                buf_want = np.zeros(math.prod(shape) + 3, dst_char)
+                buf_got = np.zeros(math.prod(shape) + 3, dst_char)
+                want = buf_want[3:].reshape(shape)      # a head before the vectors
+                got = buf_got[3:].reshape(shape)
+                want_w = run_recording(lambda: np.copyto(want, src, casting="unsafe"))
+                got_w = run_recording(lambda: titer.copy(got, src, casting="unsafe"))
+                context = (src_char, dst_char, repr(value), label)
+                assert got_w == want_w, context
+                if finite_to_int:
+                    np.testing.assert_array_equal(buf_got, buf_want, err_msg=str(context))
+                else:       # one value throughout, whatever the conversion gives
+                    assert (got == got.flat[0]).all() if got.size else True, context
+
+
+@pytest.mark.parametrize("name", ["negative", "sqrt", "exp", "square", "logical_not", "sign",
+                                  "isnan", "floor", "reciprocal", "absolute", "cbrt"])
+def test_unary_ops_of_one_value_into_an_array_are_numpys(name):
+    """NOTE [broadcast fills]: a unary op of a scalar into a big out= computes
+    the one value once: the value the op gives on an array of it, NumPy's
+    warnings, and for the exact ops NumPy's value (exp and cbrt: within
+    their ULP bounds, as everywhere), for every dtype it takes."""
+    ufunc = getattr(np, name)
+    for char in CHARS:
+        if not any(t.startswith(char) for t in ufunc.types):
+            continue
+        for value in special_values(char)[:12]:
+            x = np.array(value, char)
+            try:
+                with np.errstate(all="ignore"):
+                    want = ufunc(x, out=np.zeros(2000, ufunc(x).dtype))
+            except TypeError:
+                continue
+            got = np.zeros_like(want)
+            want_w = run_recording(lambda: ufunc(x, out=np.zeros_like(want)))
+            got_w = run_recording(lambda: titer.elementwise(name, got, x))
+            assert got_w == want_w, (name, char, repr(value))
+            with np.errstate(all="ignore"):
+                own = titer.elementwise(name, None, np.full(2000, value, char))
+            np.testing.assert_array_equal(got, own, err_msg="%s %s %r" % (name, char, value))
+            if name not in ("exp", "cbrt"):
+                np.testing.assert_array_equal(got, want, err_msg="%s %s %r" % (name, char, value))
+
+
 @pytest.mark.parametrize("src_char", list("efdFD"))
 def test_float_to_integer_casts_at_every_output_offset(src_char):
     """NaN, inf and out-of-range values convert to whatever the
