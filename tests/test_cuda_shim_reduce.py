@@ -332,6 +332,23 @@ def test_copy_every_dtype_pair(be):
             np.testing.assert_array_equal(dst, want, err_msg="%s -> %s" % (s, d))
 
 
+def test_copy_of_complex_into_real_warns_as_numpy_even_when_empty(be):
+    """NumPy warns of the discarded imaginary part before it looks at the
+    size; the host's titer.copy does the same (tests/test_copy.py)."""
+    for shape in [(0,), (3, 0), (4,)]:
+        for src in [np.ones(shape[-1:], np.complex64), np.complex128(1 + 2j)]:
+            dst, want = np.zeros(shape, np.float32), np.zeros(shape, np.float32)
+            with warnings.catch_warnings(record=True) as ours:
+                warnings.simplefilter("always")
+                dcopy.copy(H(dst), H(src) if isinstance(src, np.ndarray) else src,
+                           casting="unsafe", backend=be)
+            with warnings.catch_warnings(record=True) as theirs:
+                warnings.simplefilter("always")
+                np.copyto(want, src, casting="unsafe")
+            assert [w.category for w in ours] == [w.category for w in theirs], (shape, src)
+            np.testing.assert_array_equal(dst, want)
+
+
 def test_copy_broadcast_scalar_overlap(be):
     dst = np.zeros((4, 6), np.float32)
     dcopy.copy(H(dst), H(np.arange(6, dtype=np.int16)), backend=be)

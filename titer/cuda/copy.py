@@ -67,10 +67,10 @@ def copy(dst, src, casting="same_kind", backend=None):
     if isinstance(s, DeviceInfo):
         devices.add(backend.device_of(src))
         one_device("titer.copy", devices)
+    if _frontend.copy_discards_imaginary(s.dtype, d.dtype):
+        _frontend.warn_discarded_imaginary(stacklevel=2)   # an empty dst too, as NumPy
     if _plan.numel(d.shape) == 0 or (isinstance(s, DeviceInfo) and s.same_view(d)):
         return dst
-    if _frontend.copy_discards_imaginary(s.dtype, d.dtype):
-        _frontend.warn_discarded_imaginary(stacklevel=2)
     if isinstance(s, DeviceInfo) and s.overlaps(d):
         s = clone(backend, s, devices)       # as if src were copied first (NumPy's rule)
     copy_view(backend, d, s, devices)
