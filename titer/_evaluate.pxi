@@ -954,17 +954,18 @@ cdef class EvalPass:
         # of the plan's width, packed (NOTE: [packed rows]), or their rows
         # in place where the output agrees with the iteration (NOTE: [tile
         # rows in place]); else leaves are gathered per block
-        in_place = (_ev_tiles_in_place > 0 and _ev_pack_ratio > 0 and not linear
-                    and self.plan.tile and not self.plan.op[0].transposed)
-        if in_place and (_ev_tiles_in_place == 1 or ev_tiles_pay(&self.plan)):
-            widest = prog.result_itemsize
-            for i in range(self.plan.ntensors):
-                widest = max(widest, self.plan.op[i].itemsize)
-            # a band of a transposed leaf is at most a block (its buffer)
-            self.run.pack_width = min(max(_ev_tile_row_bytes // widest, 16), prog.block)
-            self.run.tile_rows_in_place = True
-        elif _ev_pack_ratio > 0 and self.plan.tile and ev_tiles_pay(&self.plan):
-            self.run.pack_width = _ev_tile_width
+        in_place = (_ev_tiles_in_place > 0 and not linear and not self.plan.op[0].transposed)
+        if (_ev_pack_ratio > 0 and self.plan.tile
+                and ((in_place and _ev_tiles_in_place == 1) or ev_tiles_pay(&self.plan))):
+            if in_place:
+                widest = prog.result_itemsize
+                for i in range(self.plan.ntensors):
+                    widest = max(widest, self.plan.op[i].itemsize)
+                # a band of a transposed leaf is at most a block (its buffer)
+                self.run.pack_width = min(max(_ev_tile_row_bytes // widest, 16), prog.block)
+                self.run.tile_rows_in_place = True
+            else:
+                self.run.pack_width = _ev_tile_width
         self.plan.tile = 0
         self.plan.stream_output = False
         self.run.pack = self.run.pack_width > 0 or (
