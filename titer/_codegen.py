@@ -252,21 +252,35 @@ _VPOPCNT_OPS = {"bitwise_count": "titer_popcount_insn"}
 
 # float32 fast paths whose 16-lane form the float16 signature runs in
 # registers at AVX-512 (titer_loops.h NOTE [float16 in registers]) rather
-# than by its table: the cheap form, where that is the faster (one thread,
-# 2^20 float16, Zen 4, interleaved with NumPy: exp2 0.26 ms, where tables
-# take 0.29-0.40; Emerald Rapids, two vectors a turn with no underflow
-# test: 1.12x NumPy's native float16 kernel, 0.81x before); the other forms
-# cost the table's time or more (log2 0.34-0.38, log10 0.35-0.41, log 0.41,
-# tan 0.63, arctan 0.53, sinh 0.52)
-_HALF_IN_REGISTERS = {"titer_fast_exp2f"}
+# than by its table: fast function -> where.  "always": the cheap form, the
+# faster everywhere (one thread, 2^20 float16, Zen 4, interleaved with
+# NumPy: exp2 0.26 ms, where tables take 0.29-0.40; Emerald Rapids, two
+# vectors a turn with no underflow test: 1.12x NumPy's native float16
+# kernel, 0.81x before).  "slow gathers": the forms that cost about the
+# table's time where a gather is fast (Intel: 0.2 ns an element) and less
+# where it is not (AMD Zen 4 and 5: 0.4 ns), so they run in registers only
+# where titer_half_registers_first says (NOTE [float16 where gathers are
+# slow]); each has a half range (titer_loops.h).  tan is not one: its
+# results come within a subnormal half of zero at ordinary inputs (355);
+# nor are arcsinh, arccosh and arctanh, whose forms (a division and a
+# square root before log1p's) took their tables' time or more on Zen 5
+# (benchmarks/float16_paths.py: 0.62, 0.45, 0.41 ms against 0.43).
+_HALF_IN_REGISTERS = {"titer_fast_exp2f": "always"}
+_HALF_IN_REGISTERS.update({fast: "slow gathers" for fast in (
+    "titer_fast_logf", "titer_fast_log2f", "titer_fast_log10f", "titer_fast_log1pf",
+    "titer_fast_cbrtf", "titer_fast_arcsinf", "titer_fast_arccosf", "titer_fast_arctanf",
+    "titer_fast_tanhf", "titer_fast_sinhf")})
 
 
-def half_register_form(op, twin):
+def half_register_form(op, twin, where=None):
     """The stem of the 16-lane form the float32 signature `twin`'s loop runs
     at AVX-512 (TITER_VEC_LOOP_F16), where its unary float16 signature runs
-    it in registers (_HALF_IN_REGISTERS); else None."""
+    it in registers (_HALF_IN_REGISTERS; `where`: only those that run there
+    always, or only where gathers are slow); else None."""
     fast = (op.fast or {}).get(twin, (None, None))[1]
-    return _VECTOR_FORMS_F16[fast][1] if fast in _HALF_IN_REGISTERS else None
+    if fast not in _HALF_IN_REGISTERS or where not in (None, _HALF_IN_REGISTERS[fast]):
+        return None
+    return _VECTOR_FORMS_F16[fast][1]
 
 
 def half_register_loop_name(op, sig):
@@ -275,12 +289,12 @@ def half_register_loop_name(op, sig):
     return core_loop_name(op, sig) + "_in_registers"
 
 
-def half_in_registers():
+def half_in_registers(where=None):
     """The ops whose float16 loop runs in registers at AVX-512 instead of
-    filling its table (tests)."""
+    filling its table (tests; `where` as in half_register_form)."""
     return sorted(op.name for op in ops.OPS
                   if "e->e" in op.types and float_fast_twin(op, "e->e") == "f->f"
-                  and half_register_form(op, "f->f"))
+                  and half_register_form(op, "f->f", where))
 
 
 def vector_form_guard(op, sig):
@@ -372,14 +386,20 @@ def emit_loop(op, sig):
                 table, core_loop_name(op, twin))
             decls = "static titer_half_table %s;\n\n" % table
             stem = half_register_form(op, twin)
-            if stem:        # NOTE [float16 in registers]: no table where it runs
+            if stem:        # NOTE [float16 in registers]
                 in_registers = half_register_loop_name(op, sig)
-                decls = ("#ifdef TITER_HAVE_VFAST_F16\nTITER_FAST_FMA static int %s(char **data, "
-                         "const int64_t *strides, int64_t n) {\n    TITER_HALF_VEC_F16(%s16_half_ok, "
-                         "%s16, %s)\n}\n#else\n%s#endif\n\n" % (
-                             in_registers, stem, stem, core_loop_name(op, twin), decls))
-                lookup = ("\n#ifdef TITER_HAVE_VFAST_F16\n    if (%s(data, strides, n)) return;\n"
-                          "#else\n    %s\n#endif\n" % (in_registers, lookup))
+                loop = ("TITER_FAST_FMA static int %s(char **data, const int64_t *strides, "
+                        "int64_t n) {\n    TITER_HALF_VEC_F16(%s16_half_ok, %s16, %s)\n}\n" % (
+                            in_registers, stem, stem, core_loop_name(op, twin)))
+                if half_register_form(op, twin, "always"):      # no table where it runs
+                    decls = "#ifdef TITER_HAVE_VFAST_F16\n%s#else\n%s#endif\n\n" % (loop, decls)
+                    lookup = ("\n#ifdef TITER_HAVE_VFAST_F16\n    if (%s(data, strides, n)) "
+                              "return;\n#else\n    %s\n#endif\n" % (in_registers, lookup))
+                else:       # NOTE [float16 where gathers are slow]: the table elsewhere
+                    decls = "#ifdef TITER_HAVE_VFAST_F16\n%s#endif\n%s" % (loop, decls)
+                    lookup = ("\n#ifdef TITER_HAVE_VFAST_F16\n    if (titer_half_registers_first "
+                              "&& %s(data, strides, n)) return;\n#endif\n    %s" % (
+                                  in_registers, lookup))
             body = "%s\n    %s" % (lookup, body)
     elif fast or veclib:    # float32 / float64 loops with a vectorized path
         # each instruction-set unit builds its own, for its own target

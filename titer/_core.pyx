@@ -42,6 +42,7 @@ cdef extern from *:
     int titer_half_tables_filled = 0;   /* titer_loops.h NOTE [float16 tables] */
     int titer_half_nextafter_gives_y = 0;   /* titer_scalar.h, from _frontend */
     int titer_vpopcnt_enabled = 0;   /* titer_scalar.h */
+    int titer_half_registers_first = 0;   /* titer_loops.h */
     #ifdef TITER_VL
     static const int titer_vector_libm = 1;   /* titer_veclib.h */
     #else
@@ -158,6 +159,16 @@ cdef extern from *:
         return 0;
     #endif
     }
+    /* NOTE [float16 where gathers are slow] (titer_loops.h): AMD's
+     * AVX-512 gathers are microcoded (Zen 4, Zen 5) */
+    static int titer_cpu_gathers_slow(void) {
+    #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+        __builtin_cpu_init();
+        return __builtin_cpu_is("amd");
+    #else
+        return 0;
+    #endif
+    }
     static int titer_cpu_has_fma(void) {
     #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
         __builtin_cpu_init();
@@ -180,9 +191,11 @@ cdef extern from *:
     int titer_half_tables_filled
     int titer_half_nextafter_gives_y
     int titer_vpopcnt_enabled
+    int titer_half_registers_first
     const int titer_vector_libm
     int titer_cpu_has_fma()
     int titer_cpu_has_vpopcnt()
+    int titer_cpu_gathers_slow()
     int titer_isa_compiled(int level)
     int titer_isa_supported(int level)
     const titer_loop_entry *titer_isa_loops(int level, int *count)
@@ -194,6 +207,7 @@ cdef extern from *:
 
 titer_use_fma = titer_cpu_has_fma()
 titer_vpopcnt_enabled = titer_cpu_has_vpopcnt()
+titer_half_registers_first = titer_cpu_gathers_slow()
 titer_half_nextafter_gives_y = _frontend.KERNEL_FLAGS["titer_half_nextafter_gives_y"]
 
 
@@ -209,6 +223,14 @@ def _set_vpopcnt(int value):
     (1, where the CPU has it) or by SWAR steps (0); returns the old value."""
     global titer_vpopcnt_enabled
     old, titer_vpopcnt_enabled = titer_vpopcnt_enabled, value and titer_cpu_has_vpopcnt()
+    return old
+
+def _set_half_registers_first(int value):
+    """Tests and benchmarks: the float16 loops of NOTE [float16 where gathers
+    are slow] (titer_loops.h) in registers (1; AMD's default) or by their
+    tables (0; elsewhere); returns the old value."""
+    global titer_half_registers_first
+    old, titer_half_registers_first = titer_half_registers_first, value
     return old
 
 ISA_LEVELS = ("baseline", "avx2", "avx512")

@@ -658,7 +658,39 @@ static inline int titer_half_through_float(titer_loop1d float_loop, int nin, int
         i += m;                                                                  \
     }                                                                            \
     return 1;
+
+/* NOTE [float16 where gathers are slow]: the forms below cost about their
+ * table's lookups where a gather is fast (Intel: 0.2 ns an element) and
+ * less where a gather is microcoded (AMD Zen 4 and 5: 0.4 ns; one thread,
+ * 2^20 float16 log on Zen 5: 0.40 ms by the table, NumPy 0.16), so their
+ * loops run in registers only where titer_half_registers_first says (set
+ * by the CPU's vendor: _core.pyx), and fill their tables elsewhere.  Both
+ * give the float32 path's bits and flags rounded.  Their half ranges: the
+ * form's own range where no result is below 2^-14 (log of a half is 0 or
+ * at least 2^-11 in magnitude, cbrt at least 2^-8, arccos 2^-5); and for
+ * the forms that are about x near 0 (arcsin, tanh, log1p, ...), |x| >=
+ * 2^-13 as well, so that no result is near 2^-14. */
+#define TITER_HALF_RANGE_IS_RANGE(FORM16)                                          \
+    TITER_FAST_INLINE __mmask16 FORM16##_half_ok(titer_v16f x) { return FORM16##_ok(x); }
+#define TITER_HALF_RANGE_ABOVE_TINY(FORM16)                                        \
+    TITER_FAST_INLINE __mmask16 FORM16##_half_ok(titer_v16f x) {                    \
+        return _mm512_mask_cmp_ps_mask(FORM16##_ok(x), _mm512_abs_ps((__m512)x),      \
+                                       _mm512_set1_ps(0x1p-13f), _CMP_GE_OQ);        \
+    }
+#ifdef TITER_HAVE_VFAST_F16
+TITER_HALF_RANGE_IS_RANGE(titer_vlogf16)
+TITER_HALF_RANGE_IS_RANGE(titer_vlog2f16)
+TITER_HALF_RANGE_IS_RANGE(titer_vlog10f16)
+TITER_HALF_RANGE_IS_RANGE(titer_vcbrtf16)
+TITER_HALF_RANGE_IS_RANGE(titer_vacosf16)
+TITER_HALF_RANGE_ABOVE_TINY(titer_vlog1pf16)
+TITER_HALF_RANGE_ABOVE_TINY(titer_vasinf16)
+TITER_HALF_RANGE_ABOVE_TINY(titer_vatanf16)
+TITER_HALF_RANGE_ABOVE_TINY(titer_vtanhf16)
+TITER_HALF_RANGE_ABOVE_TINY(titer_vsinhf16)
 #endif
+#endif
+extern int titer_half_registers_first;  /* NOTE [float16 where gathers are slow] */
 
 /* NOTE [float16 tables]: a unary float16 op through float has 65536
  * inputs.  Once its contiguous loops have computed TITER_HALF_TABLE_AFTER
