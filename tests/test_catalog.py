@@ -1141,6 +1141,153 @@ def test_ldexp_in_steps_is_numpys(sig):
                           "%s shift %d" % (sig, shift))
 
 
+@pytest.mark.parametrize("name", ["multiply", "square", "conjugate"])
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_products_in_lanes_are_the_kernels(name, dtype):
+    """NOTE [complex products in place] (titer_vcmul.h, the avx2 and avx512
+    levels; the kernel at baseline): contiguous calls, a stride-0 operand either
+    side, in place and every length around a vector's give the bits and the
+    flags of the kernel (strided operands, which the lanes do not take),
+    and NumPy's values, on parts with every special value."""
+    z = value_grid(dtype, (40, 40), seed=7).ravel()
+    parts = np.array(special_values(np.dtype(dtype).char.lower()), dtype=z.real.dtype)
+    z.real[: parts.size * 3 : 3] = parts
+    z.imag[1 : parts.size * 3 + 1 : 3] = parts
+    w = z[::-1].copy()
+    nin = 2 if name == "multiply" else 1
+
+    def strided(a):
+        b = np.empty(a.shape + (2,), a.dtype)[..., 0]
+        b[...] = a
+        return b
+
+    buffer = np.empty(z.size + 8, dtype)
+
+    def check(args, label, offset=None):
+        with np.errstate(all="ignore"):
+            out = None
+            if offset is not None:      # the output at `offset` elements from a 64-byte boundary
+                first = (-buffer.ctypes.data % 64) // buffer.itemsize + offset
+                out = buffer[first:first + max(a.size for a in args)]
+            got = titer.elementwise(name, out, *args)
+            want = titer.elementwise(name, None, *[strided(a) if a.ndim else a for a in args])
+        np.testing.assert_array_equal(got.view(z.real.dtype), want.view(z.real.dtype),
+                                      err_msg=label)
+        for mode in ("warn", "raise"):
+            assert (_fp_outcome(lambda: titer.elementwise(name, None, *args), mode)
+                    == _fp_outcome(lambda: titer.elementwise(
+                        name, None, *[strided(a) if a.ndim else a for a in args]), mode)), label
+        return got
+
+    got = check((z, w)[:nin], "whole")
+    with np.errstate(all="ignore"):
+        same_as_numpy(name, got, getattr(np, name)(*(z, w)[:nin]), dtype)
+    for length in range(0, 20):
+        for start in (0, 1, 3):
+            check((z[start:start + length], w[:length])[:nin], "%d %d" % (start, length))
+            check((z[start:start + length], w[:length])[:nin], "out at %d: %d %d" % (
+                start, start, length), offset=start)
+            if nin == 2 and length:
+                check((z[start], w[:length]), "scalar x %d %d" % (start, length))
+                check((z[start:start + length], w[5]), "scalar y %d %d" % (start, length))
+    inplace = z.copy()
+    with np.errstate(all="ignore"):
+        titer.elementwise(name, inplace, *(inplace, w)[:nin])
+    np.testing.assert_array_equal(inplace.view(z.real.dtype), got.view(z.real.dtype))
+
+
+_VBOOL_SIGS = sorted(key for key, (guard, _) in _codegen._INTRINSIC_FORMS.items()
+                     if guard == "TITER_HAVE_VBOOL")
+
+
+def _with_signalling_nan(values):
+    """`values` with a signalling NaN (float64, or complex64 parts) last."""
+    values = values.copy()
+    if values.dtype.kind in "fc":
+        bits = values.view(np.uint64 if values.dtype.itemsize == 8 else np.uint32)
+        bits[-1] = 0x7FF0000000000001 if values.dtype == np.float64 else 0x7F800001
+    return values
+
+
+def _on_own_line(a):
+    """`a` strided, which the forms do not take (the kernel runs)."""
+    b = np.empty(a.shape + (2,), a.dtype)[..., 0]
+    b[...] = a
+    return b
+
+
+@pytest.mark.parametrize("name,sig", _VBOOL_SIGS, ids=["%s-%s" % key for key in _VBOOL_SIGS])
+def test_bools_from_64bit_lanes_are_the_kernels(name, sig):
+    """NOTE [bools from 64-bit lanes] (titer_vbool.h, the avx2 level; the
+    kernel at the others): contiguous calls into outputs at every offset
+    from a 32-byte boundary, every length around a block's, a stride-0
+    operand either side, give the kernel's bools and flags (strided
+    operands, which the forms do not take) and NumPy's, on every special
+    value and pair of them and a signalling NaN."""
+    ins, _ = _ops.parse_signature(sig)
+    args = [_with_signalling_nan(a) for a in _special_operands(ins, seed=11)]
+    size = args[0].size
+    buffer = np.zeros(size + 64, np.bool_)
+
+    def check(call_args, offset, label):
+        out = buffer[offset:offset + call_args[0].size if call_args[0].ndim else
+                     offset + call_args[1].size]
+        out[...] = True
+        with np.errstate(all="ignore"):
+            titer.elementwise(name, out, *call_args)
+            want = titer.elementwise(name, None, *[_on_own_line(a) if a.ndim else a
+                                                   for a in call_args])
+            numpy_values = getattr(np, name)(*call_args)
+        np.testing.assert_array_equal(out, want, err_msg=label)
+        np.testing.assert_array_equal(out, numpy_values, err_msg=label)
+        for mode in ("warn", "raise"):
+            assert (_fp_outcome(lambda: titer.elementwise(name, out, *call_args), mode)
+                    == _fp_outcome(lambda: titer.elementwise(
+                        name, None, *[_on_own_line(a) if a.ndim else a for a in call_args]),
+                        mode)), label
+
+    base = (buffer.ctypes.data + 31) // 32 * 32 - buffer.ctypes.data
+    check(args, base, "whole")
+    for length in (0, 1, 2, 31, 32, 33, 63, 64, 65, 100):
+        for offset in (0, 1, 7, 31):
+            for start in (0, 1):
+                part = [a[start:start + length] for a in args]
+                check(part, base + offset, "%d %d %d" % (offset, start, length))
+                if len(ins) == 2 and length:
+                    check([args[0][size - 1 - start], part[1]], base + offset,
+                          "scalar x %d %d %d" % (offset, start, length))
+                    check([part[0], args[1][start]], base + offset,
+                          "scalar y %d %d %d" % (offset, start, length))
+
+
+@pytest.mark.parametrize("char", _codegen._VBOOL_CASTS)
+def test_casts_of_64bit_lanes_into_bools_are_the_kernels(char):
+    """The casts into bool of NOTE [bools from 64-bit lanes]: titer.copy of
+    every special value and a signalling NaN, at every length around a block
+    and every output offset, gives the strided copy's bools and flags and
+    np.copyto's bools."""
+    src = _with_signalling_nan(np.tile(_special_operands(char, seed=5)[0], 3))
+    buffer = np.zeros(src.size + 64, np.bool_)
+    base = (buffer.ctypes.data + 31) // 32 * 32 - buffer.ctypes.data
+    for length in (0, 1, 31, 32, 33, 65, src.size):
+        for offset in (0, 1, 31):
+            part, dst = src[:length], buffer[base + offset:base + offset + length]
+            want = np.zeros(length, np.bool_)
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                titer.copy(dst, part, casting="unsafe")
+                titer.copy(want, _on_own_line(part), casting="unsafe")
+                numpy_values = np.zeros(length, np.bool_)
+                np.copyto(numpy_values, part, casting="unsafe")
+            label = "%d %d" % (offset, length)
+            np.testing.assert_array_equal(dst, want, err_msg=label)
+            np.testing.assert_array_equal(dst, numpy_values, err_msg=label)
+            for mode in ("warn", "raise"):
+                assert (_fp_outcome(lambda: titer.copy(dst, part, casting="unsafe"), mode)
+                        == _fp_outcome(lambda: titer.copy(want, _on_own_line(part),
+                                                          casting="unsafe"), mode)), label
+
+
 def test_complex_abs_values_and_no_flag_from_inf_nan():
     """|z| on complex64/complex128 with every special value (inf and nan
     parts, zeros, huge and tiny parts): NumPy's values, and inf and nan parts

@@ -234,14 +234,50 @@ _FMA_FAST |= set(_VECTOR_FORMS2)
 _VECTOR_FORMS2_D8 = {("power", "dd->d"): "titer_vpow"}
 
 
-# loops with a vector form where the unit's target has AVX-512: (op,
-# signature) -> (the unit's guard, the form), which takes the contiguous
-# (and scalar-operand) calls and returns 1, else 0 for the plain loop
-# (titer_vexponent.h: NOTE [ldexp by vscalef], NOTE [frexp by vgetexp])
-_AVX512_FORMS = {("ldexp", sig): ("TITER_HAVE_VEXPONENT", "titer_vscalef_" + sig[:2])
+# loops with a form in intrinsics where the unit's target has the
+# instructions: (op, signature) -> (the guard its header defines there, the
+# form), which takes the contiguous (and scalar-operand) calls and returns
+# 1, else 0 for the plain loop.  At AVX-512: titer_vexponent.h (NOTE [ldexp
+# by vscalef], NOTE [frexp by vgetexp]); at AVX2 and AVX-512: titer_vcmul.h
+_INTRINSIC_FORMS = {("ldexp", sig): ("TITER_HAVE_VEXPONENT", "titer_vscalef_" + sig[:2])
                  for sig in ("fi->f", "fl->f", "di->d", "dl->d")}
-_AVX512_FORMS.update({("frexp", c + "->" + c + "i"): ("TITER_HAVE_VEXPONENT", "titer_vfrexp_" + c)
+_INTRINSIC_FORMS.update({("frexp", c + "->" + c + "i"): ("TITER_HAVE_VEXPONENT", "titer_vfrexp_" + c)
                       for c in "fd"})
+# (titer_vcmul.h: NOTE [complex products in place])
+_INTRINSIC_FORMS.update({("multiply", c + c + "->" + c): ("TITER_HAVE_VCMUL", "titer_vcmul_" + c)
+                      for c in "FD"})
+_INTRINSIC_FORMS.update({("square", c + "->" + c): ("TITER_HAVE_VCMUL", "titer_vcsquare_" + c)
+                      for c in "FD"})
+_INTRINSIC_FORMS.update({("conjugate", c + "->" + c): ("TITER_HAVE_VCMUL", "titer_vconj_" + c)
+                         for c in "FD"})
+# At AVX2 without AVX-512, the predicates and compares of 64-bit lanes into
+# bools (titer_vbool.h: NOTE [bools from 64-bit lanes]): lane type -> the
+# unary ops, the binary ones; casts into bool take nonzero_<c>.  The header
+# has a predicate TITER_VP_<op>_<c> for each, instantiated by vbool_forms().
+_COMPARES = ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")
+_LOGICAL = ("logical_and", "logical_or", "logical_xor")
+_VBOOL_OPS = {"d": (("isnan", "isinf", "isfinite", "signbit", "logical_not"), _COMPARES + _LOGICAL),
+              "l": (("logical_not",), _COMPARES + _LOGICAL),
+              "L": (("logical_not",), _COMPARES + _LOGICAL),
+              "F": (("isnan", "isinf", "isfinite", "logical_not"), _LOGICAL)}
+_VBOOL_CASTS = tuple(_VBOOL_OPS)
+for _c, (_unary, _binary) in _VBOOL_OPS.items():
+    _INTRINSIC_FORMS.update({(name, _c + "->?"): ("TITER_HAVE_VBOOL", "titer_vbool_%s_%s" % (name, _c))
+                             for name in _unary})
+    _INTRINSIC_FORMS.update({(name, _c + _c + "->?"): ("TITER_HAVE_VBOOL",
+                                                       "titer_vbool_%s_%s" % (name, _c))
+                             for name in _binary})
+
+
+def vbool_forms():
+    """The instantiations of titer_vbool.h's forms, for the unit that has them."""
+    lines = ["#ifdef TITER_HAVE_VBOOL"]
+    for c, (unary, binary) in _VBOOL_OPS.items():
+        lines += ["TITER_VBOOL_UNARY(%s_%s, TITER_VP_%s_%s)" % (name, c, name, c)
+                  for name in unary + ("nonzero",)]
+        lines += ["TITER_VBOOL_BINARY(%s_%s, TITER_VP_%s_%s)" % (name, c, name, c)
+                  for name in binary]
+    return "\n".join(lines + ["#endif"])
 
 
 # ops whose loops have a variant for vector popcnt (TITER_VPOPCNT_TARGET in
@@ -426,12 +462,12 @@ def emit_loop(op, sig):
                              body))
     else:
         body = plain
-        if (op.name, sig) in _AVX512_FORMS:
-            guard, form = _AVX512_FORMS[op.name, sig]
-            body = "\n#ifdef %s\n    if (%s(data, strides, n)) return;\n#endif\n    %s" % (
+        if (op.name, sig) in _INTRINSIC_FORMS:
+            guard, form = _INTRINSIC_FORMS[op.name, sig]
+            body = "\n#ifdef %s\n    if (!%s(data, strides, n))\n#endif\n    do { %s } while (0);" % (
                 guard, form, plain)
         if ops.quiet_invalid(op, sig):      # NOTE [quiet compares] in titer/_ops.py
-            body = "TITER_QUIET_INVALID(%s)" % plain
+            body = "TITER_QUIET_INVALID_BEGIN %s\n    TITER_QUIET_INVALID_END" % body
         if op.name in _VPOPCNT_OPS:         # a variant where the unit's target allows it
             variant = core_loop_name(op, sig) + "_vpopcnt"
             decls = ("#ifdef TITER_VPOPCNT_TARGET\nTITER_VPOPCNT_TARGET static void "
@@ -523,10 +559,16 @@ def emit_casts():
     chars = ops.TYPECHARS
     for s in chars:
         for d in chars:
+            form = ""
+            if d == "?" and s in _VBOOL_CASTS:      # NOTE [bools from 64-bit lanes]
+                form = ("#ifdef TITER_HAVE_VBOOL\n    char *data_[2] = {dst, (char *)src};\n"
+                        "    const int64_t strides_[2] = {dst_stride, src_stride};\n"
+                        "    if (titer_vbool_nonzero_%s(data_, strides_, n)) return;\n#endif\n"
+                        % s)
             out.append("%sstatic void titer_cast_%s_%s(const char *src, int64_t src_stride,"
-                       " char *dst, int64_t dst_stride, int64_t n) {\n"
+                       " char *dst, int64_t dst_stride, int64_t n) {\n%s"
                        "    TITER_CAST_LOOP(%s, %s, %s, %d)\n}"
-                       % (_cast_attrs(s, d), _cname(s), _cname(d), ops.C_TYPE[s],
+                       % (_cast_attrs(s, d), _cname(s), _cname(d), form, ops.C_TYPE[s],
                           ops.C_TYPE[d], cast_expr(s, d), _cast_aligned(s, d)))
     rows = []
     for s in chars:
@@ -580,7 +622,7 @@ def _cname(char):
 def generate():
     parts = ["/* Generated by titer/_codegen.py from titer/_ops.py: do not edit. */",
              "#ifndef TITER_GENERATED_H", "#define TITER_GENERATED_H",
-             '#include "titer_loops.h"', ""]
+             '#include "titer_loops.h"', vbool_forms(), ""]
     entries = []
     masked = []
     for op in ops.OPS:

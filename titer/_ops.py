@@ -446,7 +446,7 @@ ALIASES = {alias: op.name for op in OPS for alias in op.aliases}
 # report 'invalid'.  C's relational operators are signaling compares, and
 # GCC 12 vectorizes them (even isless and friends) to predicates that raise
 # invalid on a quiet NaN; the loops of these signatures drop the invalid
-# flag they raise themselves (titer_loops.h TITER_QUIET_INVALID), so
+# flag they raise themselves (titer_loops.h TITER_QUIET_INVALID_BEGIN / _END), so
 # elementwise calls, evaluate programs and reductions report what NumPy
 # does.  Complex less & co. are not here: NumPy's complex compares signal.
 # A signalling NaN makes even C's quiet compares (!=) raise invalid, where

@@ -54,6 +54,8 @@ static inline int64_t titer_head_to_align(const void *p, int64_t itemsize, int64
     } while (0)
 
 #include "titer_vexponent.h"  /* ldexp and frexp at AVX-512 (after the head) */
+#include "titer_vcmul.h"      /* complex multiply and square at AVX-512 */
+#include "titer_vbool.h"      /* bools from 64-bit lanes at AVX2 */
 
 /* NOTE [broadcast fills]: a loop whose one input is broadcast (stride 0)
  * into a contiguous output -- titer.copy(dst, scalar), np.copyto's fill,
@@ -306,13 +308,13 @@ static inline void titer_masked_run(titer_loop1d fn, int nt, char **data,
 #else
 #define TITER_NO_TRAPPING_MATH
 #endif
-/* The loop statements of an op that compares quietly (NOTE [quiet
+/* Around the loop statements of an op that compares quietly (NOTE [quiet
  * compares] in titer/_ops.py): the invalid flag they raise is dropped, one
  * raised before them kept (titer_fpflags.h). */
-#define TITER_QUIET_INVALID(...)                                            \
+#define TITER_QUIET_INVALID_BEGIN                                           \
     {                                                                       \
-        const unsigned int flags_before_ = titer_fp_flags();                \
-        { __VA_ARGS__ }                                                     \
+        const unsigned int flags_before_ = titer_fp_flags();
+#define TITER_QUIET_INVALID_END                                             \
         titer_drop_own_invalid(flags_before_);                              \
     }
 #define TITER_SPLIT_BLOCK 1024

@@ -1,5 +1,5 @@
 /* ldexp and frexp by AVX-512's exponent instructions, where AVX-512 is the
- * target (_codegen._AVX512_FORMS).
+ * target (_codegen._INTRINSIC_FORMS).
  *
  * NOTE [ldexp by vscalef]: titer_ldexp (titer_scalar.h) scales in musl's
  * steps, five products a lane, so its vectorized loops ran at 0.47-0.56x
